@@ -1,0 +1,290 @@
+// The kstream benchmark suite: for every enabled backend and float/double, the copy reference, the naive
+// Kokkos baseline, kstream's tiled kernels and the native peers, over sizes 2^10 .. 2^28 and a tail size.
+//
+//   kstream_bench [google benchmark flags] [--kstream_max_n=N] [--kstream_min_time=SECONDS] [--kstream_tuning]
+//
+// Names read op/variant/type/backend/n, e.g. add/tiled/float/Cuda/268435456. Time is manual time over a batch
+// of calls (CUDA events on the GPU, fences and wall clock on the host); counters: GB/s (1e9 bytes/s from the
+// byte table), us_per_call, pct_of_copy (against the copy measured at the same n in this run), n.
+// Every result is validated after its timed loop; a wrong one is reported with SkipWithError, not as a number.
+#include "bench_support.hpp"
+
+#include <kstream/kstream.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string_view>
+
+#include <unistd.h>
+
+namespace kstream::bench {
+namespace {
+
+struct Settings {
+  std::int64_t max_n = 0;  // 0: from the memory of the machine
+  bool tuning = false;     // also time a grid of tile shapes for add and fma
+  double min_time = 0.1;   // seconds of timed calls per benchmark (set per benchmark: the flag's syntax varies
+                           // between Google Benchmark versions)
+};
+
+Settings& settings() {
+  static Settings s;
+  return s;
+}
+
+template <class T>
+struct Chain {  // out = 3 x + 0.5 y + z, the fused-chain example
+  KOKKOS_INLINE_FUNCTION T operator()(T x, T y, T z) const { return T(3) * x + T(0.5) * y + z; }
+};
+template <class T>
+struct Scale {
+  T factor;
+  KOKKOS_INLINE_FUNCTION T operator()(T x) const { return factor * x; }
+};
+struct Multiply {
+  template <class T>
+  KOKKOS_INLINE_FUNCTION T operator()(T a, T b) const {
+    return a * b;
+  }
+};
+
+template <class Exec, class T>
+std::vector<Variant<Exec, T>> variants() {
+  using O = Operands<Exec, T>;
+  const Exec exec;
+  std::vector<Variant<Exec, T>> list = {
+      {Op::copy, "kokkos_deep_copy", [=](const O& o) { Kokkos::deep_copy(exec, o.out, o.x); }},
+      {Op::add, "naive", [=](const O& o) { kstream::naive::add(exec, o.x, o.y, o.out); }},
+      {Op::add, "tiled", [=](const O& o) { kstream::add(exec, o.x, o.y, o.out); }},
+      {Op::fma, "naive", [=](const O& o) { kstream::naive::fma(exec, o.x, o.y, o.z, o.out); }},
+      {Op::fma, "tiled", [=](const O& o) { kstream::fma(exec, o.x, o.y, o.z, o.out); }},
+      // What fusion buys: a multiply kernel, then an add kernel, the product going through memory.
+      {Op::fma, "unfused_naive",
+       [=](const O& o) {
+         kstream::naive::transform(exec, o.tmp0, Multiply{}, o.x, o.y);
+         kstream::naive::add(exec, o.tmp0, o.z, o.out);
+       }},
+      {Op::chain, "fused_tiled", [=](const O& o) { kstream::transform(exec, o.out, Chain<T>{}, o.x, o.y, o.z); }},
+      {Op::chain, "fused_naive",
+       [=](const O& o) { kstream::naive::transform(exec, o.out, Chain<T>{}, o.x, o.y, o.z); }},
+      // The same chain as a user writes it one operation per kernel: 10 array passes instead of 4.
+      {Op::chain, "separate_naive",
+       [=](const O& o) {
+         kstream::naive::transform(exec, o.tmp0, Scale<T>{T(3)}, o.x);
+         kstream::naive::transform(exec, o.tmp1, Scale<T>{T(0.5)}, o.y);
+         kstream::naive::add(exec, o.tmp0, o.tmp1, o.tmp0);
+         kstream::naive::add(exec, o.tmp0, o.z, o.out);
+       }},
+  };
+  if (settings().tuning) {
+    const bool gpu = Exec().concurrency() > 4096;
+    const std::vector<int> teams = gpu ? std::vector<int>{64, 128, 256, 512} : std::vector<int>{1};
+    for (const int team : teams) {
+      for (const int packs : supported_packs_in_flight) {
+        for (const int chunks : gpu ? std::vector<int>{1, 2} : std::vector<int>{64, 256, 1024}) {
+          const TileShape shape{team, packs, chunks};
+          const std::string tag = "tiled_t" + std::to_string(team) + "_p" + std::to_string(packs) + "_c" +
+                                  std::to_string(chunks);
+          list.push_back({Op::add, tag, [=](const O& o) { kstream::add(exec, o.x, o.y, o.out, shape); }});
+          list.push_back({Op::fma, tag, [=](const O& o) { kstream::fma(exec, o.x, o.y, o.z, o.out, shape); }});
+        }
+      }
+    }
+  }
+  add_native_peers(list);
+  return list;
+}
+
+/// Copy bandwidth (GB/s) measured in this run, by (backend, type, n): the denominator of pct_of_copy.
+std::map<std::string, double>& copy_rates() {
+  static std::map<std::string, double> rates;
+  return rates;
+}
+
+std::int64_t batch_size(std::int64_t n) { return std::clamp<std::int64_t>((std::int64_t(1) << 22) / std::max<std::int64_t>(n, 1), 1, 4096); }
+
+template <class Exec, class T>
+void run(benchmark::State& state, const Variant<Exec, T>& variant, std::int64_t n, std::int64_t capacity,
+         const std::string& copy_key) {
+  auto& storage = storage_for<Exec, T>(capacity);
+  const auto ops = storage.operands(n);
+  if (variant.op != Op::empty) Kokkos::deep_copy(Exec(), ops.out, std::numeric_limits<T>::quiet_NaN());
+  variant.run(ops);  // warm-up, outside the timed loop
+  Timer<Exec> timer;
+  // One benchmark iteration is a batch of back-to-back calls (launch overhead amortized the way a program sees
+  // it); the iteration's manual time is the batch's, the counters are per call.
+  const std::int64_t batch = batch_size(n);
+  double seconds = 0;
+  for (auto _ : state) {
+    timer.start();
+    for (std::int64_t b = 0; b < batch; ++b) variant.run(ops);
+    const double batch_seconds = timer.stop();
+    seconds += batch_seconds;
+    state.SetIterationTime(batch_seconds);
+  }
+  const double calls = double(state.iterations()) * double(batch);
+  const double bytes = double(arrays_moved(variant.op)) * sizeof(T) * double(n);
+  state.SetBytesProcessed(std::int64_t(bytes * calls));
+  const double gbps = seconds > 0 ? bytes * calls / seconds / 1e9 : 0.0;
+  state.counters["GB/s"] = gbps;
+  state.counters["us_per_call"] = calls > 0 ? 1e6 * seconds / calls : 0.0;
+  state.counters["n"] = double(n);
+  state.counters["calls_per_iteration"] = double(batch);
+  if (variant.op == Op::copy) {
+    auto& best = copy_rates()[copy_key];
+    best = std::max(best, gbps);
+  } else if (auto it = copy_rates().find(copy_key); it != copy_rates().end() && it->second > 0) {
+    state.counters["pct_of_copy"] = 100.0 * gbps / it->second;
+  }
+  if (variant.op != Op::empty) {
+    if (const std::int64_t errors = count_errors(variant.op, ops); errors != 0)
+      state.SkipWithError(("validation failed: " + std::to_string(errors) + " of " + std::to_string(n) +
+                           " elements wrong")
+                              .c_str());
+  }
+}
+
+std::int64_t memory_bytes_for(bool device) {
+#if defined(KOKKOS_ENABLE_CUDA)
+  if (device) {
+    std::size_t free_bytes = 0, total = 0;
+    cudaMemGetInfo(&free_bytes, &total);
+    return std::int64_t(free_bytes);
+  }
+#endif
+  (void)device;
+  return std::int64_t(sysconf(_SC_PHYS_PAGES)) * std::int64_t(sysconf(_SC_PAGE_SIZE));
+}
+
+/// 2^10 .. 2^28 by powers of 4, then a tail size (largest + 7): capped by --kstream_max_n or by memory
+/// (six arrays of T in at most 60 % of the backend's memory).
+template <class Exec, class T>
+std::vector<std::int64_t> sizes() {
+  const bool device = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible;
+  std::int64_t cap = std::int64_t(0.6 * double(memory_bytes_for(device)) / (6.0 * sizeof(T)));
+  if (settings().max_n > 0) cap = std::min(cap, settings().max_n);
+  std::vector<std::int64_t> list;
+  for (int log2 = 10; log2 <= 28; log2 += 2)
+    if ((std::int64_t(1) << log2) <= cap) list.push_back(std::int64_t(1) << log2);
+  if (!list.empty() && list.back() + 7 <= cap) list.push_back(list.back() + 7);
+  return list;
+}
+
+template <class Exec, class T>
+void register_backend(const char* type_name) {
+  const auto list = sizes<Exec, T>();
+  if (list.empty()) return;
+  const std::int64_t capacity = list.back();
+  const auto all = std::make_shared<std::vector<Variant<Exec, T>>>(variants<Exec, T>());
+  // Copy first at each size, so the other variants can report pct_of_copy.
+  for (const std::int64_t n : list) {
+    for (const bool copies : {true, false}) {
+      for (const auto& variant : *all) {
+        if ((variant.op == Op::copy) != copies) continue;
+        if (variant.only_small && n != list.front() * 4) continue;
+        const std::string copy_key = std::string(Exec::name()) + "/" + type_name + "/" + std::to_string(n);
+        const std::string name = std::string(op_name(variant.op)) + "/" + variant.name + "/" + type_name + "/" +
+                                 Exec::name() + "/" + std::to_string(n);
+        benchmark::RegisterBenchmark(name.c_str(),
+                                     [all, &variant, n, capacity, copy_key](benchmark::State& state) {
+                                       run(state, variant, n, capacity, copy_key);
+                                     })
+            ->UseManualTime()
+            ->MinTime(settings().min_time)
+            ->Unit(benchmark::kMicrosecond);
+      }
+    }
+  }
+}
+
+template <class Exec>
+void register_backend() {
+  register_backend<Exec, float>("float");
+  register_backend<Exec, double>("double");
+}
+
+std::string read_cpu_model() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);)
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  return "unknown";
+}
+
+void add_context(int argc, char** argv) {
+  for (const auto& [key, value] : kstream::configuration()) benchmark::AddCustomContext("kstream." + key, value);
+  std::string command;
+  for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(argv[i]);
+  benchmark::AddCustomContext("kstream.command", command);
+  const char* commit = std::getenv("KSTREAM_GIT_COMMIT");
+  benchmark::AddCustomContext("kstream.commit", commit && *commit ? commit : "unknown");
+  benchmark::AddCustomContext("kstream.cpu_model", read_cpu_model());
+  for (const char* var : {"OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES", "KSTREAM_MACHINE"}) {
+    const char* value = std::getenv(var);
+    benchmark::AddCustomContext(std::string("env.") + var, value ? value : "(unset)");
+  }
+  for (const auto& [key, value] : cuda_context()) benchmark::AddCustomContext("kstream." + key, value);
+}
+
+// Takes kstream's own flags out of argv, leaving Google Benchmark's.
+void parse_flags(int& argc, char** argv) {
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg(argv[i]);
+    if (arg.rfind("--kstream_max_n=", 0) == 0) {
+      const std::string value(arg.substr(std::strlen("--kstream_max_n=")));
+      char* end = nullptr;
+      const long long n = std::strtoll(value.c_str(), &end, 10);
+      if (value.empty() || *end != '\0' || n < 1024) {
+        std::fprintf(stderr, "kstream_bench: --kstream_max_n needs a whole number >= 1024, got '%s'\n",
+                     value.c_str());
+        std::exit(2);
+      }
+      settings().max_n = n;
+    } else if (arg.rfind("--kstream_min_time=", 0) == 0) {
+      const std::string value(arg.substr(std::strlen("--kstream_min_time=")));
+      char* end = nullptr;
+      const double seconds = std::strtod(value.c_str(), &end);
+      if (value.empty() || *end != '\0' || !(seconds > 0)) {
+        std::fprintf(stderr, "kstream_bench: --kstream_min_time needs seconds > 0, got '%s'\n", value.c_str());
+        std::exit(2);
+      }
+      settings().min_time = seconds;
+    } else if (arg == "--kstream_tuning") {
+      settings().tuning = true;
+    } else {
+      argv[kept++] = argv[i];
+    }
+  }
+  argc = kept;
+}
+
+}  // namespace
+}  // namespace kstream::bench
+
+int main(int argc, char** argv) {
+  using namespace kstream::bench;
+  Kokkos::ScopeGuard kokkos(argc, argv);
+  parse_flags(argc, argv);
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  add_context(argc, argv);
+#if defined(KOKKOS_ENABLE_CUDA)
+  register_backend<Kokkos::Cuda>();
+#endif
+#if defined(KOKKOS_ENABLE_OPENMP)
+  register_backend<Kokkos::OpenMP>();
+#endif
+#if defined(KOKKOS_ENABLE_SERIAL)
+  register_backend<Kokkos::Serial>();
+#endif
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  // Everything holding Kokkos objects (the variants' execution spaces, the storage) goes before finalize.
+  benchmark::ClearRegisteredBenchmarks();
+  current_storage().reset();
+  return 0;
+}

@@ -1,0 +1,120 @@
+// Native CUDA peers on the same storage and stream as the Kokkos variants: a plain one-element-per-thread
+// kernel, cub::DeviceTransform (CCCL, shipped with the CUDA toolkit), cudaMemcpy device to device, and the
+// launch floor (an empty CUDA kernel against an empty Kokkos TeamPolicy kernel of the same grid).
+#include "bench_support.hpp"
+
+#include <kstream/tiling.hpp>
+
+#if defined(KOKKOS_ENABLE_CUDA)
+#include <cub/device/device_transform.cuh>
+#include <cuda/std/tuple>
+
+namespace kstream::bench {
+namespace {
+
+template <class T>
+__global__ void add_kernel(const T* __restrict__ x, const T* __restrict__ y, T* __restrict__ out, std::int64_t n) {
+  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = x[i] + y[i];
+}
+
+template <class T>
+__global__ void fma_kernel(const T* __restrict__ a, const T* __restrict__ b, const T* __restrict__ c,
+                           T* __restrict__ out, std::int64_t n) {
+  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = ::fma(a[i], b[i], c[i]);
+}
+
+__global__ void empty_kernel() {}
+
+struct CubAdd {
+  template <class T>
+  __device__ T operator()(T x, T y) const {
+    return x + y;
+  }
+};
+struct CubFma {
+  template <class T>
+  __device__ T operator()(T a, T b, T c) const {
+    return ::fma(a, b, c);
+  }
+};
+
+struct EmptyTeamFunctor {
+  KOKKOS_INLINE_FUNCTION void operator()(const Kokkos::TeamPolicy<Kokkos::Cuda>::member_type&) const {}
+};
+
+constexpr int block = 256;
+inline unsigned grid_for(std::int64_t n) { return unsigned((n + block - 1) / block); }
+
+template <class T>
+void add_peers(std::vector<Variant<Kokkos::Cuda, T>>& variants) {
+  using O = Operands<Kokkos::Cuda, T>;
+  auto stream = [] { return Kokkos::Cuda().cuda_stream(); };
+  variants.push_back({Op::copy, "cudaMemcpy", [=](const O& o) {
+                        cudaMemcpyAsync(o.out.data(), o.x.data(), o.n * sizeof(T), cudaMemcpyDeviceToDevice,
+                                        stream());
+                      }});
+  variants.push_back({Op::add, "cuda_kernel", [=](const O& o) {
+                        add_kernel<<<grid_for(o.n), block, 0, stream()>>>(o.x.data(), o.y.data(), o.out.data(), o.n);
+                      }});
+  variants.push_back({Op::fma, "cuda_kernel", [=](const O& o) {
+                        fma_kernel<<<grid_for(o.n), block, 0, stream()>>>(o.x.data(), o.y.data(), o.z.data(),
+                                                                            o.out.data(), o.n);
+                      }});
+  variants.push_back({Op::add, "cub_transform", [=](const O& o) {
+                        cub::DeviceTransform::Transform(::cuda::std::make_tuple(o.x.data(), o.y.data()),
+                                                        o.out.data(), o.n, CubAdd{}, stream());
+                      }});
+  variants.push_back({Op::fma, "cub_transform", [=](const O& o) {
+                        cub::DeviceTransform::Transform(
+                            ::cuda::std::make_tuple(o.x.data(), o.y.data(), o.z.data()), o.out.data(), o.n,
+                            CubFma{}, stream());
+                      }});
+  if constexpr (std::is_same_v<T, float>) {
+    // The launch floor at n = 4096 floats: kstream's add launches 4 teams of 128 there; both empty kernels
+    // launch that same grid, so their difference is Kokkos' launch path, not work.
+    const TileShape shape = default_tile_shape<Kokkos::Cuda>();
+    const int league = int((4096 / 4 + shape.tile_packs() - 1) / shape.tile_packs());
+    variants.push_back({Op::empty, "cuda_kernel",
+                        [=](const O&) { empty_kernel<<<league, shape.team_size, 0, stream()>>>(); }, true});
+    variants.push_back({Op::empty, "kokkos_team",
+                        [=](const O&) {
+                          Kokkos::parallel_for("kstream::bench::empty",
+                                               Kokkos::TeamPolicy<Kokkos::Cuda>(Kokkos::Cuda(), league,
+                                                                                shape.team_size),
+                                               EmptyTeamFunctor{});
+                        },
+                        true});
+  }
+}
+
+}  // namespace
+
+void add_native_peers(std::vector<Variant<Kokkos::Cuda, float>>& variants) { add_peers(variants); }
+void add_native_peers(std::vector<Variant<Kokkos::Cuda, double>>& variants) { add_peers(variants); }
+
+std::vector<std::pair<std::string, std::string>> cuda_context() {
+  int device = 0, driver = 0, runtime = 0;
+  cudaGetDevice(&device);
+  cudaDeviceProp prop{};
+  cudaGetDeviceProperties(&prop, device);
+  cudaDriverGetVersion(&driver);
+  cudaRuntimeGetVersion(&runtime);
+  auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
+  return {{"gpu", prop.name},
+          {"gpu.sm_count", std::to_string(prop.multiProcessorCount)},
+          {"gpu.compute_capability", std::to_string(prop.major) + "." + std::to_string(prop.minor)},
+          {"gpu.memory_bytes", std::to_string(prop.totalGlobalMem)},
+          {"cuda.driver_api", version(driver)},
+          {"cuda.runtime", version(runtime)},
+          {"cuda.cccl", std::to_string(CCCL_MAJOR_VERSION) + "." + std::to_string(CCCL_MINOR_VERSION) + "." +
+                            std::to_string(CCCL_PATCH_VERSION)}};
+}
+
+}  // namespace kstream::bench
+#else
+namespace kstream::bench {
+std::vector<std::pair<std::string, std::string>> cuda_context() { return {}; }
+}  // namespace kstream::bench
+#endif

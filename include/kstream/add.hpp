@@ -1,0 +1,30 @@
+#pragma once
+// kstream::add: out = x + y elementwise, a thin wrapper over the tiled engine (kstream/transform.hpp).
+//
+//   kstream::add(exec, x, y, out);           kstream::add(exec, x, y, out, kstream::TileShape{256, 4, 1});
+//   kstream::add(x, y, out);                 // out's execution space
+//
+// Rank-1 views of one arithmetic type, any layout (strided and offset subviews too); out may be x or y exactly.
+// Asynchronous on exec, like Kokkos::parallel_for. Throws std::invalid_argument on extent mismatch or partial
+// overlap, naming the views. The kernel is labelled "kstream::add[tiled]" for Kokkos Tools.
+#include <kstream/impl/elementwise_ops.hpp>
+#include <kstream/impl/tiled_engine.hpp>
+#include <kstream/tiling.hpp>
+
+namespace kstream {
+
+template <class ExecSpace, class XView, class YView, class OutView>
+  requires Kokkos::is_execution_space<ExecSpace>::value
+void add(const ExecSpace& exec, const XView& x, const YView& y, const OutView& out,
+         const TileShape& shape = default_tile_shape<ExecSpace>()) {
+  impl::check_add<ExecSpace>(x, y, out);
+  impl::tiled_transform("kstream::add[tiled]", exec, shape, out, impl::Plus{}, x, y);
+}
+
+template <class XView, class YView, class OutView>
+  requires Kokkos::is_view<XView>::value
+void add(const XView& x, const YView& y, const OutView& out) {
+  add(typename OutView::execution_space(), x, y, out);
+}
+
+}  // namespace kstream

@@ -1,0 +1,49 @@
+#pragma once
+// The operations and argument checks of add and fma, shared by the tiled functions and the naive baselines so
+// that every variant accepts and rejects exactly the same calls.
+#include <kstream/impl/checks.hpp>
+
+#include <Kokkos_Core.hpp>
+
+#include <type_traits>
+
+namespace kstream::impl {
+
+struct Plus {
+  template <class T>
+  KOKKOS_FORCEINLINE_FUNCTION T operator()(T x, T y) const {
+    return x + y;
+  }
+};
+
+/// a * b + c with one rounding.
+struct FusedMultiplyAdd {
+  template <class T>
+  KOKKOS_FORCEINLINE_FUNCTION T operator()(T a, T b, T c) const {
+    return Kokkos::fma(a, b, c);
+  }
+};
+
+template <class OutView, class... InViews>
+constexpr bool same_value_types =
+    (std::is_same_v<std::remove_const_t<typename InViews::value_type>, typename OutView::value_type> && ...);
+
+template <class ExecSpace, class XView, class YView, class OutView>
+void check_add(const XView& x, const YView& y, const OutView& out) {
+  static_check_views<ExecSpace, OutView, XView, YView>();
+  static_assert(same_value_types<OutView, XView, YView>, "kstream::add: x, y and out must hold the same value type");
+  static_assert(std::is_arithmetic_v<typename OutView::value_type>, "kstream::add: the value type must be arithmetic");
+  check_arguments("kstream::add", {"out", "x", "y"}, out, x, y);
+}
+
+template <class ExecSpace, class AView, class BView, class CView, class OutView>
+void check_fma(const AView& a, const BView& b, const CView& c, const OutView& out) {
+  static_check_views<ExecSpace, OutView, AView, BView, CView>();
+  static_assert(same_value_types<OutView, AView, BView, CView>,
+                "kstream::fma: a, b, c and out must hold the same value type");
+  static_assert(std::is_floating_point_v<typename OutView::value_type>,
+                "kstream::fma: the value type must be floating point");
+  check_arguments("kstream::fma", {"out", "a", "b", "c"}, out, a, b, c);
+}
+
+}  // namespace kstream::impl

@@ -1,0 +1,8 @@
+#pragma once
+// Everything kstream offers: tiled add, fma and transform, their naive baselines and the tile shapes.
+#include <kstream/add.hpp>
+#include <kstream/configuration.hpp>
+#include <kstream/fma.hpp>
+#include <kstream/naive.hpp>
+#include <kstream/tiling.hpp>
+#include <kstream/transform.hpp>

@@ -1,0 +1,67 @@
+#pragma once
+// Tile shapes of the tiled engine: how a league of teams covers n elements.
+//
+// The engine moves data in packs of `pack_bytes` (16 bytes: 4 floats or 2 doubles, one LDG.128 on a GPU).
+// One team owns one contiguous tile of
+//     tile_packs = team_size * packs_in_flight * chunks_per_thread
+// packs. Each thread loads `packs_in_flight` independent packs of every input before it stores anything (bytes
+// in flight hide HBM latency), and repeats that `chunks_per_thread` times. Thread `r` of a team touches packs
+//     tile_first + (chunk * packs_in_flight + slot) * team_size + r
+// so a warp's 32 threads read 32 adjacent packs (512 contiguous bytes): coalesced on a GPU, and a plain
+// contiguous loop when team_size == 1 on a CPU.
+//
+// Worked example, CUDA default {team_size 128, packs_in_flight 2, chunks 1}, float, n = 1000 at an aligned address:
+//   pack width W = 4 floats, body packs = 1000 / 4 = 250, tail = 0, tile_packs = 256 = 1024 floats,
+//   league_size = ceil(250 / 256) = 1; thread 5 loads packs 5 and 133 (floats 20..23 and 532..535);
+//   threads 122..127 find pack 250..255 >= 250 for their second slot: the tail guard skips them.
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace kstream {
+
+/// Bytes per pack: the widest per-thread load every backend handles well (128-bit).
+inline constexpr int pack_bytes = 16;
+
+/// The packs_in_flight values the engine is compiled for (the count sizes a register array).
+inline constexpr int supported_packs_in_flight[] = {1, 2, 4, 8};
+
+struct TileShape {
+  int team_size;          ///< threads per team (the CUDA block size); 1 on CPU backends
+  int packs_in_flight;    ///< independent packs each thread loads per input before storing: 1, 2, 4 or 8
+  int chunks_per_thread;  ///< how many times a thread repeats that load-compute-store step within its tile
+
+  constexpr std::int64_t tile_packs() const {
+    return std::int64_t(team_size) * packs_in_flight * chunks_per_thread;
+  }
+  friend constexpr bool operator==(const TileShape&, const TileShape&) = default;
+};
+
+/// The shape each backend gets unless the caller passes one.
+/// CUDA: 128 threads x 2 packs in flight (measured best on the H200, see docs/results.md);
+/// CPU backends: one thread per team walking 1024 contiguous packs (16 KiB of each array) in steps of 4 packs.
+template <class ExecSpace>
+constexpr TileShape default_tile_shape() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda>) return TileShape{128, 2, 1};
+#endif
+  return TileShape{1, 4, 256};
+}
+
+/// Throws std::invalid_argument naming the bad field.
+inline void validate(const TileShape& shape, const char* where) {
+  auto fail = [&](const std::string& what) {
+    throw std::invalid_argument(std::string(where) + ": invalid tile shape: " + what);
+  };
+  if (shape.team_size < 1) fail("team_size = " + std::to_string(shape.team_size) + " (must be >= 1)");
+  bool supported = false;
+  for (int p : supported_packs_in_flight) supported = supported || p == shape.packs_in_flight;
+  if (!supported)
+    fail("packs_in_flight = " + std::to_string(shape.packs_in_flight) + " (must be 1, 2, 4 or 8)");
+  if (shape.chunks_per_thread < 1)
+    fail("chunks_per_thread = " + std::to_string(shape.chunks_per_thread) + " (must be >= 1)");
+}
+
+}  // namespace kstream

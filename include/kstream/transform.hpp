@@ -1,0 +1,40 @@
+#pragma once
+// kstream::transform: out(i) = op(in0(i), in1(i), ...) for any number of rank-1 views, on the tiled engine.
+//
+//   kstream::transform(exec, out, op, inputs...);             // the backend's default tile shape
+//   kstream::transform(exec, shape, out, op, inputs...);      // an explicit kstream::TileShape
+//   kstream::transform(out, op, inputs...);                   // out's execution space
+//
+// `op` is a copyable functor with a const KOKKOS_INLINE_FUNCTION call operator (a KOKKOS_LAMBDA works).
+// Like Kokkos::parallel_for the call is asynchronous on `exec`: fence before reading `out` on the host.
+// Errors: std::invalid_argument for extent mismatch, partial overlap of out with an input, a stride-0 output or a
+// bad tile shape; a view the execution space cannot access is a compile-time error. out == input is allowed.
+#include <kstream/impl/checks.hpp>
+#include <kstream/impl/tiled_engine.hpp>
+#include <kstream/tiling.hpp>
+
+namespace kstream {
+
+template <class ExecSpace, class OutView, class Op, class... InViews>
+  requires Kokkos::is_execution_space<ExecSpace>::value && Kokkos::is_view<OutView>::value
+void transform(const ExecSpace& exec, const TileShape& shape, const OutView& out, const Op& op,
+               const InViews&... ins) {
+  static_assert(sizeof...(InViews) >= 1, "kstream::transform: give at least one input view");
+  impl::static_check_views<ExecSpace, OutView, InViews...>();
+  impl::check_arguments("kstream::transform", impl::positional_names<sizeof...(InViews)>(), out, ins...);
+  impl::tiled_transform("kstream::transform[tiled]", exec, shape, out, op, ins...);
+}
+
+template <class ExecSpace, class OutView, class Op, class... InViews>
+  requires Kokkos::is_execution_space<ExecSpace>::value && Kokkos::is_view<OutView>::value
+void transform(const ExecSpace& exec, const OutView& out, const Op& op, const InViews&... ins) {
+  transform(exec, default_tile_shape<ExecSpace>(), out, op, ins...);
+}
+
+template <class OutView, class Op, class... InViews>
+  requires Kokkos::is_view<OutView>::value
+void transform(const OutView& out, const Op& op, const InViews&... ins) {
+  transform(typename OutView::execution_space(), out, op, ins...);
+}
+
+}  // namespace kstream

@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""Turn kstream benchmark results (Google Benchmark JSON, from bench/ or scripts/triton_compare.py) into a
+markdown report with tables and bandwidth-vs-size plots.
+
+    python3 scripts/report.py RESULT.json [RESULT.json ...] --out docs/results.md [--plots docs/plots]
+                              [--peak Cuda=4800] [--title "..."]
+
+Benchmark names read op/variant/type/backend/n. For each backend, type and op the report gives GB/s per size,
+the speedup of kstream's tiled kernel over the naive Kokkos baseline, its ratio to each peer, and its share of
+the copy bandwidth; ratios are only formed between results of one file (one run). Needs matplotlib for plots.
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+from collections import defaultdict
+
+KSTREAM = "tiled"
+BASELINE = "naive"
+COPY_VARIANTS = ("kokkos_deep_copy", "cudaMemcpy", "omp_for")
+
+
+def load(path):
+    with open(path) as f:
+        data = json.load(f)
+    if "benchmarks" not in data or "context" not in data:
+        raise ValueError(f"{path}: not a Google Benchmark JSON file (no 'benchmarks'/'context')")
+    samples = defaultdict(list)
+    medians = {}
+    for b in data["benchmarks"]:
+        name = b.get("run_name", b["name"])
+        parts = name.split("/")
+        if len(parts) < 5:
+            continue
+        if b.get("error_occurred"):
+            print(f"warning: {path}: {name}: {b.get('error_message', 'error')}", file=sys.stderr)
+            continue
+        gbps = b.get("GB/s")
+        if gbps is None:
+            continue
+        key = (parts[3], parts[2], parts[0], parts[1], int(parts[4]))  # backend, type, op, variant, n
+        if b.get("run_type") == "aggregate":
+            if b.get("aggregate_name") == "median":
+                medians[key] = (gbps, b.get("real_time"), b.get("time_unit"))
+        else:
+            samples[key].append((gbps, b.get("real_time"), b.get("time_unit")))
+    rows = dict(medians)
+    for key, values in samples.items():
+        if key not in rows:
+            values = sorted(values)
+            rows[key] = values[len(values) // 2]
+    return {"path": path, "context": data["context"], "rows": rows}
+
+
+def describe_source(src, index):
+    c = src["context"]
+    device = c.get("kstream.gpu") or c.get("kstream.cpu_model") or "?"
+    lines = [f"**[{index}] `{os.path.basename(src['path'])}`**: {c.get('date', '?')} on `{c.get('host_name', '?')}`,"
+             f" {device}"]
+    facts = []
+    for key, label in (("kstream.commit", "commit"), ("kstream.kokkos_version", "Kokkos"),
+                       ("kstream.backends", "backends"), ("kstream.cuda.runtime", "CUDA runtime"),
+                       ("kstream.cuda.driver_api", "driver API"), ("kstream.cuda.cccl", "CCCL"),
+                       ("torch_version", "PyTorch"), ("triton_version", "Triton"),
+                       ("env.OMP_NUM_THREADS", "OMP_NUM_THREADS"), ("env.OMP_PROC_BIND", "OMP_PROC_BIND"),
+                       ("env.OMP_PLACES", "OMP_PLACES"), ("kstream.concurrency.host", "host threads")):
+        if key in c:
+            facts.append(f"{label} {c[key]}")
+    lines.append("  " + ", ".join(facts))
+    if "kstream.command" in c:
+        lines.append(f"  command: `{c['kstream.command']}`")
+    return "\n".join(lines)
+
+
+def fmt(x, digits=0):
+    return "–" if x is None else f"{x:,.{digits}f}"
+
+
+def ratio(a, b):
+    return None if a is None or b is None or b == 0 else a / b
+
+
+def groups(sources):
+    """(backend, type, op) -> {variant: {n: (gbps, source index)}} over all sources."""
+    out = defaultdict(lambda: defaultdict(dict))
+    for i, src in enumerate(sources, 1):
+        for (backend, typ, op, variant, n), (gbps, _, _) in src["rows"].items():
+            out[(backend, typ, op)][variant][n] = (gbps, i)
+    return out
+
+
+def copy_rate(sources, backend, typ, n, source_index):
+    rows = sources[source_index - 1]["rows"]
+    rates = [rows[(backend, typ, "copy", v, n)][0] for v in COPY_VARIANTS if (backend, typ, "copy", v, n) in rows]
+    return max(rates) if rates else None
+
+
+def table(sources, backend, typ, op, variants, peaks):
+    sizes = sorted({n for v in variants.values() for n in v})
+    names = sorted(variants, key=lambda v: (v != KSTREAM and not v.startswith(KSTREAM), v != BASELINE, v))
+    header = ["n"] + [f"{v} GB/s" for v in names]
+    if KSTREAM in variants and BASELINE in variants:
+        header.append("tiled / naive")
+    peers = [v for v in names if v not in (KSTREAM, BASELINE) and not v.startswith(KSTREAM + "_")]
+    for p in peers:
+        header.append(f"tiled / {p}")
+    if op != "copy":
+        header.append("tiled % of copy")
+    if backend in peaks:
+        header.append(f"tiled % of {peaks[backend]:.0f} GB/s peak")
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for n in sizes:
+        cells = [f"{n:,}"]
+        for v in names:
+            cells.append(fmt(variants[v].get(n, (None,))[0]))
+        tiled = variants.get(KSTREAM, {}).get(n)
+        if KSTREAM in variants and BASELINE in variants:
+            naive = variants[BASELINE].get(n)
+            same_run = tiled and naive and tiled[1] == naive[1]
+            cells.append(fmt(ratio(tiled[0], naive[0]), 2) + "x" if same_run else "–")
+        for p in peers:
+            peer = variants[p].get(n)
+            same_run = tiled and peer and tiled[1] == peer[1]
+            cells.append(fmt(ratio(tiled[0], peer[0]), 3) + "x" if same_run else
+                         ("(other run)" if tiled and peer else "–"))
+        if op != "copy":
+            c = copy_rate(sources, backend, typ, n, tiled[1]) if tiled else None
+            cells.append(fmt(100 * ratio(tiled[0], c), 1) if tiled and c else "–")
+        if backend in peaks:
+            cells.append(fmt(100 * tiled[0] / peaks[backend], 1) if tiled else "–")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def plot(groups_, out_dir, typ):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    backends = sorted({b for (b, t, _) in groups_ if t == typ})
+    ops = [op for op in ("add", "fma", "chain") if any((b, typ, op) in groups_ for b in backends)]
+    if not backends or not ops:
+        return None
+    fig, axes = plt.subplots(len(ops), len(backends), figsize=(6.5 * len(backends), 4 * len(ops)), squeeze=False)
+    for r, op in enumerate(ops):
+        for c, backend in enumerate(backends):
+            ax = axes[r][c]
+            variants = groups_.get((backend, typ, op), {})
+            copy = groups_.get((backend, typ, "copy"), {})
+            for name, points in sorted(variants.items()):
+                if name.startswith(KSTREAM + "_"):
+                    continue  # tuning grid: tables only
+                xs = sorted(points)
+                style = {"linewidth": 2.5} if name in (KSTREAM, "fused_tiled") else {"linewidth": 1.2}
+                ax.plot(xs, [points[x][0] for x in xs], marker="o", markersize=3, label=name, **style)
+            for name, points in sorted(copy.items()):
+                xs = sorted(points)
+                ax.plot(xs, [points[x][0] for x in xs], linestyle=":", color="gray", label=f"copy ({name})")
+            ax.set_xscale("log", base=2)
+            ax.set_title(f"{op}, {typ}, {backend}")
+            ax.set_xlabel("n (elements)")
+            ax.set_ylabel("GB/s (1e9 B/s)")
+            ax.grid(True, which="both", alpha=0.3)
+            ax.legend(fontsize=7)
+    fig.tight_layout()
+    os.makedirs(out_dir, exist_ok=True)
+    path = os.path.join(out_dir, f"bandwidth_{typ}.png")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("results", nargs="+", help="Google Benchmark JSON files")
+    ap.add_argument("--out", required=True, help="markdown file to write")
+    ap.add_argument("--plots", help="folder for PNG plots (default: next to --out, in plots/)")
+    ap.add_argument("--peak", action="append", default=[], help="BACKEND=GB/s, e.g. Cuda=4800 (spec bandwidth)")
+    ap.add_argument("--title", default="kstream benchmark report")
+    args = ap.parse_args(argv)
+
+    peaks = {}
+    for p in args.peak:
+        backend, _, value = p.partition("=")
+        try:
+            peaks[backend] = float(value)
+        except ValueError:
+            ap.error(f"--peak takes BACKEND=GB/s, got '{p}'")
+    sources = []
+    for path in args.results:
+        try:
+            sources.append(load(path))
+        except (OSError, ValueError) as e:
+            ap.error(str(e))
+    g = groups(sources)
+    if not g:
+        ap.error("no benchmark rows named op/variant/type/backend/n in the inputs")
+
+    plots_dir = args.plots or os.path.join(os.path.dirname(os.path.abspath(args.out)), "plots")
+    out = [f"# {args.title}", "", "Generated by `scripts/report.py` from:", ""]
+    out += [describe_source(s, i) for i, s in enumerate(sources, 1)]
+    out += ["", "GB/s counts the bytes each operation must move (copy 2, add 3, fma 4, chain 4 arrays of n "
+            "elements; 1 GB = 1e9 B). Ratios are formed only between results of one run (one file); "
+            "'(other run)' marks pairs from different files. Values are medians over repetitions where present.", ""]
+    for typ in ("float", "double"):
+        try:
+            path = plot(g, plots_dir, typ)
+        except ImportError:
+            print("warning: matplotlib missing, no plots", file=sys.stderr)
+            path = None
+        if path:
+            rel = os.path.relpath(path, os.path.dirname(os.path.abspath(args.out)))
+            out += [f"![bandwidth vs size, {typ}]({rel})", ""]
+    for (backend, typ, op) in sorted(g, key=lambda k: (k[0], k[1] != "float", k[1], k[2])):
+        out += [f"## {op}, {typ}, {backend}", "", table(sources, backend, typ, op, g[(backend, typ, op)], peaks), ""]
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    with open(args.out, "w") as f:
+        f.write("\n".join(out))
+    print(f"wrote {args.out}" + (f" and plots in {plots_dir}" if os.path.isdir(plots_dir) else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

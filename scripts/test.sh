@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Runs kstream's whole test suite on the host backends: builds and tests the Serial, OpenMP and sanitizer
+# (ASan + UBSan, OpenMP) configurations, then the report script's test. Works on a fresh Debian 12 machine:
+# the first run makes the toolchain root (scripts/toolchain.sh, about a minute), later runs reuse it.
+#
+#   scripts/test.sh                       # serial openmp asan, then the report script
+#   KSTREAM_TEST_PRESETS="openmp" scripts/test.sh
+#   Kokkos_ROOT=/path/to/kokkos scripts/test.sh    # your own Kokkos, no toolchain root (preset "openmp")
+#
+# Ends with one line "N passed, N failed" over all configurations; exits non-zero on any failure.
+set -euo pipefail
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$repo"
+source scripts/toolchain.sh
+kstream_toolchain_ready
+
+if kstream_use_own_kokkos; then
+  presets=${KSTREAM_TEST_PRESETS:-openmp}
+else
+  presets=${KSTREAM_TEST_PRESETS:-serial openmp asan}
+fi
+
+passed=0
+failed=0
+count_ctest() {  # reads ctest's "x% tests passed, F tests failed out of T"
+  local line
+  line=$(grep -E 'tests passed, [0-9]+ tests? failed out of [0-9]+' "$1" | tail -n1)
+  if [[ -z "$line" ]]; then failed=$((failed + 1)); return; fi
+  local f t
+  f=$(sed -E 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\1/' <<<"$line")
+  t=$(sed -E 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\2/' <<<"$line")
+  passed=$((passed + t - f))
+  failed=$((failed + f))
+}
+
+log_dir=$repo/build/logs
+mkdir -p "$log_dir"
+for preset in $presets; do
+  kstream_log "preset $preset: configure, build, test"
+  kokkos_root=""
+  [[ "$preset" == serial ]] && ! kstream_use_own_kokkos && kokkos_root=$KSTREAM_SERIAL_KOKKOS_ROOT
+  # OpenMP threads: the machine's cores, bound, as a user would run; Serial ignores them.
+  set +e
+  KSTREAM_ROOT_KOKKOS=$kokkos_root OMP_PROC_BIND=${OMP_PROC_BIND:-spread} OMP_PLACES=${OMP_PLACES:-threads} \
+    kstream_in_root bash -c "cmake --preset $preset >/dev/null && cmake --build --preset $preset &&
+      ctest --preset $preset -j \$(nproc)" 2>&1 | tee "$log_dir/$preset.log"
+  set -e
+  count_ctest "$log_dir/$preset.log"
+done
+
+# The report script, on Debian's python3 with matplotlib (outside the root: it reads results, builds nothing).
+kstream_log "report script test"
+python=$(kstream_report_python)
+if "$python" tests/test_report.py 2>&1 | tee "$log_dir/report.log"; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1))
+fi
+
+echo "$passed passed, $failed failed"
+[[ $failed -eq 0 ]]

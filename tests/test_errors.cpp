@@ -1,0 +1,127 @@
+// Bad input gets a clear std::invalid_argument naming what was wrong, from every entry point alike;
+// the allowed corner cases (exact aliasing, interleaved views, n == 0) run and are correct.
+#include "elementwise_case.hpp"
+
+#include <kstream/kstream.hpp>
+
+#include <functional>
+
+namespace kstream::test {
+namespace {
+
+template <class C>
+class ErrorTest : public ::testing::Test {};
+TYPED_TEST_SUITE(ErrorTest, AllCases, CaseNames);
+
+/// Runs `call` and returns the invalid_argument message, or a note that none (or another exception) came.
+inline std::string rejection(const std::function<void()>& call) {
+  try {
+    call();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    return std::string("wrong exception type: ") + e.what();
+  }
+  return "no exception";
+}
+
+// Every entry point on views a, b, c (inputs) and out, as "name" -> call.
+template <class C, class A, class B, class CV, class O>
+std::vector<std::pair<std::string, std::function<void()>>> every_entry_point(A a, B b, CV c, O out) {
+  const typename C::execution_space exec;
+  return {
+      {"add", [=] { kstream::add(exec, a, b, out); }},
+      {"naive::add", [=] { kstream::naive::add(exec, a, b, out); }},
+      {"fma", [=] { kstream::fma(exec, a, b, c, out); }},
+      {"naive::fma", [=] { kstream::naive::fma(exec, a, b, c, out); }},
+      {"transform", [=] { kstream::transform(exec, out, impl::FusedMultiplyAdd{}, a, b, c); }},
+      {"naive::transform", [=] { kstream::naive::transform(exec, out, impl::FusedMultiplyAdd{}, a, b, c); }},
+  };
+}
+
+TYPED_TEST(ErrorTest, ExtentMismatchNamesBothExtents) {
+  using T = typename TypeParam::value_type;
+  using M = typename TypeParam::memory_space;
+  Kokkos::View<T*, M> a("a", 10), b("b_label", 11), c("c", 10), out("out", 10);
+  for (const auto& [name, call] : every_entry_point<TypeParam>(a, b, c, out)) {
+    const std::string message = rejection(call);
+    EXPECT_NE(message.find("extent mismatch"), std::string::npos) << name << ": " << message;
+    EXPECT_NE(message.find("11"), std::string::npos) << name << ": " << message;
+    EXPECT_NE(message.find("10"), std::string::npos) << name << ": " << message;
+    EXPECT_NE(message.find("b_label"), std::string::npos) << name << ": " << message;
+  }
+  // And the parameter's own name in add/fma: 'y' for add, 'b' for fma.
+  EXPECT_NE(rejection([&] { kstream::add(a, b, out); }).find("'y'"), std::string::npos);
+  EXPECT_NE(rejection([&] { kstream::fma(a, b, c, out); }).find("'b'"), std::string::npos);
+  EXPECT_NE(rejection([&] { kstream::transform(out, impl::Plus{}, a, b); }).find("'input 1'"), std::string::npos);
+}
+
+TYPED_TEST(ErrorTest, PartialOverlapIsRejected) {
+  using T = typename TypeParam::value_type;
+  using M = typename TypeParam::memory_space;
+  Kokkos::View<T*, M> parent("parent", 101), c("c", 100);
+  auto a = Kokkos::subview(parent, Kokkos::pair<int, int>(0, 100));
+  auto shifted = Kokkos::subview(parent, Kokkos::pair<int, int>(1, 101));
+  for (const auto& [name, call] : every_entry_point<TypeParam>(a, c, c, shifted)) {
+    const std::string message = rejection(call);
+    EXPECT_NE(message.find("partially overlaps"), std::string::npos) << name << ": " << message;
+  }
+}
+
+TYPED_TEST(ErrorTest, StrideZeroOutputIsRejected) {
+  using T = typename TypeParam::value_type;
+  using M = typename TypeParam::memory_space;
+  Kokkos::View<T*, M> storage("storage", 1), x("x", 8);
+  StridedView<T, M> broadcast(storage.data(), Kokkos::LayoutStride(8, 0));
+  for (const auto& [name, call] : every_entry_point<TypeParam>(x, x, x, broadcast)) {
+    const std::string message = rejection(call);
+    EXPECT_NE(message.find("stride 0"), std::string::npos) << name << ": " << message;
+  }
+}
+
+TYPED_TEST(ErrorTest, BadTileShapesAreRejectedByField) {
+  using T = typename TypeParam::value_type;
+  using M = typename TypeParam::memory_space;
+  using Exec = typename TypeParam::execution_space;
+  Kokkos::View<T*, M> x("x", 64), out("out", 64);
+  const std::vector<std::pair<TileShape, std::string>> bad = {
+      {{0, 2, 1}, "team_size = 0"},
+      {{1, 3, 1}, "packs_in_flight = 3"},
+      {{1, 2, 0}, "chunks_per_thread = 0"},
+      {{1 << 20, 1, 1}, "exceeds"},
+  };
+  for (const auto& [shape, expected] : bad) {
+    const std::string message = rejection([&] { kstream::add(Exec(), x, x, out, shape); });
+    EXPECT_NE(message.find(expected), std::string::npos) << message;
+    EXPECT_NE(message.find("tile shape"), std::string::npos) << message;
+  }
+}
+
+// Exactly aliased and interleaved views are not partial overlaps: they run, and correctly.
+TYPED_TEST(ErrorTest, InterleavedViewsAreAllowed) {
+  using T = typename TypeParam::value_type;
+  using M = typename TypeParam::memory_space;
+  const std::int64_t n = 300;
+  Kokkos::View<T*, M> parent("parent", 2 * n);
+  StridedView<T, M> evens(parent.data(), Kokkos::LayoutStride(n, 2));
+  StridedView<T, M> odds(parent.data() + 1, Kokkos::LayoutStride(n, 2));
+  auto h = Kokkos::create_mirror_view(parent);
+  for (std::int64_t i = 0; i < 2 * n; ++i) h(i) = T(i);
+  Kokkos::deep_copy(parent, h);
+  kstream::add(typename TypeParam::execution_space(), evens, evens, odds);  // odd slot i <- 2 * even slot i
+  Kokkos::deep_copy(h, parent);
+  std::int64_t errors = 0;
+  for (std::int64_t i = 0; i < n; ++i) errors += (h(2 * i + 1) != T(4 * i)) + (h(2 * i) != T(2 * i));
+  EXPECT_EQ(errors, 0);
+}
+
+TYPED_TEST(ErrorTest, EmptyViewsDoNothing) {
+  using T = typename TypeParam::value_type;
+  using M = typename TypeParam::memory_space;
+  Kokkos::View<T*, M> empty("empty", 0);
+  for (const auto& [name, call] : every_entry_point<TypeParam>(empty, empty, empty, empty))
+    EXPECT_EQ(rejection(call), "no exception") << name;
+}
+
+}  // namespace
+}  // namespace kstream::test

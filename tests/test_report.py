@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Tests of scripts/report.py on small fixture result files (tests/fixtures/report_*.json)."""
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPORT = os.path.join(HERE, "..", "scripts", "report.py")
+FIXTURES = os.path.join(HERE, "fixtures")
+
+
+def run(*args):
+    return subprocess.run([sys.executable, REPORT, *args], capture_output=True, text=True)
+
+
+class ReportTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.out = os.path.join(self.tmp.name, "report.md")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def report(self, *files, extra=()):
+        result = run(*[os.path.join(FIXTURES, f) for f in files], "--out", self.out, *extra)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(self.out) as f:
+            return f.read(), result
+
+    def row(self, text, heading, n):
+        section = text.split(f"## {heading}")[1].split("## ")[0]
+        return next(line for line in section.splitlines() if line.startswith(f"| {n:,} |"))
+
+    def test_ratios_come_from_one_run_and_median_aggregates_win(self):
+        text, _ = self.report("report_cuda.json", "report_triton.json", extra=("--peak", "Cuda=4800"))
+        row = self.row(text, "add, float, Cuda", 268435456)
+        self.assertIn("4,400", row)         # the median aggregate, not the 1.0 iteration row
+        self.assertIn("1.76x", row)         # tiled / naive = 4400 / 2500
+        self.assertIn("1.000x", row)        # tiled / cub_transform
+        self.assertIn("(other run)", row)   # torch lives in another file: no ratio formed
+        self.assertIn("104.8", row)         # % of copy, 4400 / 4200
+        self.assertIn("91.7", row)          # % of the 4800 GB/s peak
+
+    def test_sources_plots_and_both_backends(self):
+        text, _ = self.report("report_cuda.json", "report_openmp.json")
+        self.assertIn("Fixture GPU", text)
+        self.assertIn("Fixture CPU", text)
+        self.assertIn("commit abc1234", text)
+        self.assertIn("## fma, double, OpenMP", text)
+        self.assertIn("2.00x", self.row(text, "fma, double, OpenMP", 4096))
+        for typ in ("float", "double"):
+            png = os.path.join(self.tmp.name, "plots", f"bandwidth_{typ}.png")
+            with open(png, "rb") as f:
+                self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+            self.assertIn(f"plots/bandwidth_{typ}.png", text)
+
+    def test_failed_benchmarks_are_reported_not_tabled(self):
+        text, result = self.report("report_cuda.json")
+        self.assertIn("validation failed", result.stderr)
+        self.assertNotIn("broken", text)
+
+    def test_bad_input_is_a_clear_error(self):
+        bad = os.path.join(self.tmp.name, "bad.json")
+        with open(bad, "w") as f:
+            f.write('{"not": "a benchmark file"}')
+        result = run(bad, "--out", self.out)
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("not a Google Benchmark JSON file", result.stderr)
+        result = run(os.path.join(FIXTURES, "report_cuda.json"), "--out", self.out, "--peak", "Cuda")
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("--peak takes BACKEND=GB/s", result.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

@@ -1,0 +1,172 @@
+#pragma once
+// Shared test machinery: the backend x value-type cases every test is instantiated for, views built at chosen
+// offsets and strides inside a guarded parent, and host-side comparison against a scalar reference.
+#include <gtest/gtest.h>
+
+#include <Kokkos_Core.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace kstream::test {
+
+template <class ExecSpace, class T>
+struct Case {
+  using execution_space = ExecSpace;
+  using memory_space = typename ExecSpace::memory_space;
+  using value_type = T;
+};
+
+
+// One ::testing::Types entry per enabled backend and value type.
+#define KSTREAM_CASES_FOR(Space) Case<Space, float>, Case<Space, double>
+#if defined(KOKKOS_ENABLE_SERIAL) && defined(KOKKOS_ENABLE_OPENMP) && defined(KOKKOS_ENABLE_CUDA)
+using AllCases = ::testing::Types<KSTREAM_CASES_FOR(Kokkos::Serial), KSTREAM_CASES_FOR(Kokkos::OpenMP),
+                                  KSTREAM_CASES_FOR(Kokkos::Cuda)>;
+#elif defined(KOKKOS_ENABLE_OPENMP) && defined(KOKKOS_ENABLE_CUDA)
+using AllCases = ::testing::Types<KSTREAM_CASES_FOR(Kokkos::OpenMP), KSTREAM_CASES_FOR(Kokkos::Cuda)>;
+#elif defined(KOKKOS_ENABLE_SERIAL) && defined(KOKKOS_ENABLE_OPENMP)
+using AllCases = ::testing::Types<KSTREAM_CASES_FOR(Kokkos::Serial), KSTREAM_CASES_FOR(Kokkos::OpenMP)>;
+#elif defined(KOKKOS_ENABLE_SERIAL) && defined(KOKKOS_ENABLE_CUDA)
+using AllCases = ::testing::Types<KSTREAM_CASES_FOR(Kokkos::Serial), KSTREAM_CASES_FOR(Kokkos::Cuda)>;
+#elif defined(KOKKOS_ENABLE_CUDA)
+using AllCases = ::testing::Types<KSTREAM_CASES_FOR(Kokkos::Cuda)>;
+#elif defined(KOKKOS_ENABLE_OPENMP)
+using AllCases = ::testing::Types<KSTREAM_CASES_FOR(Kokkos::OpenMP)>;
+#elif defined(KOKKOS_ENABLE_SERIAL)
+using AllCases = ::testing::Types<KSTREAM_CASES_FOR(Kokkos::Serial)>;
+#else
+#error "kstream tests need the Serial, OpenMP or Cuda backend of Kokkos"
+#endif
+
+/// Test names show the backend and the type: "Cuda_float".
+struct CaseNames {
+  template <class C>
+  static std::string GetName(int) {
+    return std::string(C::execution_space::name()) + "_" +
+           (std::is_same_v<typename C::value_type, float> ? "float" : "double");
+  }
+};
+
+/// How an operand view sits in memory: `offset` elements into a parent, every `stride`-th element.
+struct Placement {
+  std::int64_t offset = 0;
+  std::int64_t stride = 1;
+  std::string describe() const {
+    return "offset=" + std::to_string(offset) + " stride=" + std::to_string(stride);
+  }
+};
+
+template <class T, class MemorySpace>
+using StridedView = Kokkos::View<T*, Kokkos::LayoutStride, MemorySpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+/// A view of n elements placed inside a larger parent whose other elements hold a sentinel, so that a kernel
+/// writing anywhere but its n elements is caught.
+template <class T, class MemorySpace>
+class GuardedOperand {
+ public:
+  static constexpr std::int64_t guard = 17;
+
+  GuardedOperand(const std::string& label, std::int64_t n, Placement place)
+      : n_(n), place_(place), parent_(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), parent_extent(n, place)) {
+    host_ = std::vector<T>(parent_.extent(0), sentinel());
+  }
+
+  static T sentinel() { return T(-12345.5); }
+
+  StridedView<T, MemorySpace> view() const {
+    return StridedView<T, MemorySpace>(parent_.data() + place_.offset, Kokkos::LayoutStride(n_, place_.stride));
+  }
+
+  /// Sets element i (host copy); upload() sends everything to the device.
+  T& at(std::int64_t i) { return host_[place_.offset + i * place_.stride]; }
+  T at(std::int64_t i) const { return host_[place_.offset + i * place_.stride]; }
+
+  void upload() {
+    auto h = Kokkos::create_mirror_view(Kokkos::HostSpace(), parent_);
+    std::memcpy(h.data(), host_.data(), host_.size() * sizeof(T));
+    Kokkos::deep_copy(parent_, h);
+  }
+
+  /// Reads the whole parent back into the host copy.
+  void download() {
+    Kokkos::fence();
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), parent_);
+    std::memcpy(host_.data(), h.data(), host_.size() * sizeof(T));
+  }
+
+  /// Elements of the parent that are not among the view's n: all must still hold the sentinel.
+  std::int64_t damaged_guard_elements() const {
+    std::vector<bool> mine(host_.size(), false);
+    for (std::int64_t i = 0; i < n_; ++i) mine[place_.offset + i * place_.stride] = true;
+    std::int64_t damaged = 0;
+    for (std::size_t k = 0; k < host_.size(); ++k)
+      if (!mine[k] && !same_value(host_[k], sentinel())) ++damaged;
+    return damaged;
+  }
+
+  std::int64_t size() const { return n_; }
+  const Placement& placement() const { return place_; }
+
+  static bool same_value(T a, T b) {
+    if (std::isnan(a) && std::isnan(b)) return true;
+    return std::memcmp(&a, &b, sizeof(T)) == 0;
+  }
+
+ private:
+  static std::int64_t parent_extent(std::int64_t n, Placement p) {
+    return p.offset + (n > 0 ? (n - 1) * p.stride + 1 : 0) + guard;
+  }
+
+  std::int64_t n_;
+  Placement place_;
+  Kokkos::View<T*, MemorySpace> parent_;
+  std::vector<T> host_;
+};
+
+/// Deterministic values with a spread of magnitudes and signs.
+
+template <class T, class MemorySpace>
+void fill_values(GuardedOperand<T, MemorySpace>& operand, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> mantissa(-2.0, 2.0);
+  std::uniform_int_distribution<int> exponent(-20, 20);
+  for (std::int64_t i = 0; i < operand.size(); ++i)
+    operand.at(i) = T(std::ldexp(mantissa(rng), exponent(rng)));
+}
+
+/// Compares the n elements of `out` with `expected` bit for bit (any NaN equals any NaN) and checks the guards.
+/// Returns "" when all is well, else a description of the first mismatch and the count.
+template <class T, class MemorySpace>
+std::string compare(const GuardedOperand<T, MemorySpace>& out, const std::vector<T>& expected) {
+  std::int64_t errors = 0;
+  std::int64_t first = -1;
+  for (std::int64_t i = 0; i < out.size(); ++i) {
+    if (!GuardedOperand<T, MemorySpace>::same_value(out.at(i), expected[i])) {
+      if (first < 0) first = i;
+      ++errors;
+    }
+  }
+  std::ostringstream os;
+  if (errors > 0) {
+    os.precision(17);
+    os << errors << " wrong elements, first at i=" << first << ": got " << out.at(first) << " expected "
+       << expected[first] << ". ";
+  }
+  if (const auto damaged = out.damaged_guard_elements(); damaged > 0)
+    os << damaged << " elements outside the view were overwritten.";
+  return os.str();
+}
+
+/// Sizes that hurt a tiled kernel with tiles of `tile` elements: empty, tiny, around warp and tile edges, a prime.
+inline std::vector<std::int64_t> edge_sizes(std::int64_t tile) {
+  return {0, 1, 2, 3, 5, 7, 31, 32, 33, tile - 1, tile, tile + 1, 2 * tile + 3, 1000003};
+}
+
+}  // namespace kstream::test
