@@ -67,7 +67,7 @@ template <class ExecSpace, class OutView, class Op, class... InViews>
 void transform(const ExecSpace& exec, const OutView& out, const Op& op, const InViews&... ins) {
   static_assert(sizeof...(InViews) >= 1, "kstream::naive::transform: give at least one input view");
   impl::static_check_views<ExecSpace, OutView, InViews...>();
-  impl::check_arguments("kstream::transform", impl::positional_names<sizeof...(InViews)>(), out, ins...);
+  impl::check_arguments("kstream::transform", nullptr, out, ins...);
   Kokkos::parallel_for("kstream::transform[naive]", Range<ExecSpace>(exec, 0, out.extent(0)),
                        detail::NaiveTransform<OutView, Op, InViews...>{out, op, {{ins}...}});
 }

@@ -3,7 +3,6 @@
 // same bad input with the same message.
 #include <Kokkos_Core.hpp>
 
-#include <array>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -27,88 +26,71 @@ constexpr void static_check_views() {
   static_assert(!std::is_const_v<typename OutView::value_type>, "kstream: the output view must not be const");
 }
 
-/// A view as the checks see it: its name in the call, its label, element count, address and stride.
-struct ViewFacts {
-  std::string name;
-  std::string label;
+/// Where a view's elements lie, as the checks see it. Plain numbers: the success path allocates nothing (the
+/// view's label and name are looked up only to word an error).
+struct Span {
   std::int64_t extent;
   std::uintptr_t address;
   std::int64_t stride;  // in elements
   std::int64_t element_bytes;
 
-  std::string describe() const {
-    return "'" + name + "'" + (label.empty() ? std::string() : " (label \"" + label + "\")");
-  }
   // One past the last byte the view's elements occupy.
-  std::uintptr_t span_end() const {
-    return address + std::uintptr_t(((extent - 1) * stride + 1) * element_bytes);
-  }
+  std::uintptr_t end() const { return address + std::uintptr_t(((extent - 1) * stride + 1) * element_bytes); }
 };
 
 template <class View>
-ViewFacts facts(const std::string& name, const View& v) {
-  return ViewFacts{name,
-                   v.label(),
-                   std::int64_t(v.extent(0)),
-                   reinterpret_cast<std::uintptr_t>(v.data()),
-                   std::int64_t(v.stride(0)),
-                   std::int64_t(sizeof(typename View::value_type))};
+Span span_of(const View& v) {
+  return Span{std::int64_t(v.extent(0)), reinterpret_cast<std::uintptr_t>(v.data()), std::int64_t(v.stride(0)),
+              std::int64_t(sizeof(typename View::value_type))};
+}
+
+/// The parameter names of a call, output first ({"out", "x", "y"}); nullptr: "out", "input 0", "input 1", ...
+using Names = const char* const*;
+
+template <class View>
+std::string describe(Names names, std::size_t position, const View& v) {
+  const std::string name = names ? names[position]
+                           : position == 0 ? "out"
+                                           : "input " + std::to_string(position - 1);
+  const std::string label = v.label();
+  return "'" + name + "'" + (label.empty() ? std::string() : " (label \"" + label + "\")");
 }
 
 [[noreturn]] inline void fail(const char* op, const std::string& what) {
   throw std::invalid_argument(std::string(op) + ": " + what);
 }
 
-inline void check_extent(const char* op, const ViewFacts& out, const ViewFacts& in) {
-  if (in.extent != out.extent)
-    fail(op, "extent mismatch: " + in.describe() + " has extent " + std::to_string(in.extent) + " but " +
-                 out.describe() + " has extent " + std::to_string(out.extent));
-}
-
 // Exact aliasing (same first element, same stride) is allowed: every element is read before it is written by the
 // same thread. Interleaved views with equal strides never share an element and are allowed too. Any other
 // intersection of the memory ranges could let one thread overwrite what another still has to read: rejected.
-inline void check_overlap(const char* op, const ViewFacts& out, const ViewFacts& in) {
-  if (out.extent == 0) return;
-  const bool disjoint_ranges = out.span_end() <= in.address || in.span_end() <= out.address;
-  if (disjoint_ranges) return;
-  if (out.address == in.address && out.stride == in.stride && out.element_bytes == in.element_bytes) return;
-  if (out.stride == in.stride && out.element_bytes == in.element_bytes) {
-    const auto distance = std::int64_t(in.address > out.address ? in.address - out.address : out.address - in.address);
-    const std::int64_t step = out.stride * out.element_bytes;
-    if (distance % out.element_bytes == 0 && distance % step != 0) return;  // interleaved, no shared element
-  }
-  fail(op, "output " + out.describe() + " partially overlaps input " + in.describe() +
-               " (only exact aliasing, out == input, is allowed)");
+inline bool partially_overlaps(const Span& out, const Span& in) {
+  if (out.extent == 0) return false;
+  if (out.end() <= in.address || in.end() <= out.address) return false;
+  if (out.stride != in.stride || out.element_bytes != in.element_bytes) return true;
+  if (out.address == in.address) return false;  // exact aliasing
+  const auto distance = std::int64_t(in.address > out.address ? in.address - out.address : out.address - in.address);
+  const bool interleaved = distance % out.element_bytes == 0 && distance % (out.stride * out.element_bytes) != 0;
+  return !interleaved;
 }
 
-inline void check_output_stride(const char* op, const ViewFacts& out) {
-  if (out.extent > 1 && out.stride == 0)
-    fail(op, "output " + out.describe() + " has stride 0: every element would be written by several threads");
-}
-
-/// Runtime checks of an elementwise call: output stride, then extent and overlap of each input in order.
-/// `names` holds the output's name first, then the inputs' (as the caller's parameters are named).
+/// Runtime checks of an elementwise call: the output's stride, then each input's extent and overlap in order.
 template <class OutView, class... InViews>
-void check_arguments(const char* op, const std::array<std::string, 1 + sizeof...(InViews)>& names,
-                     const OutView& out, const InViews&... ins) {
-  const ViewFacts out_facts = facts(names[0], out);
-  check_output_stride(op, out_facts);
-  std::size_t k = 1;
-  auto check_input = [&](const ViewFacts& in) {
-    check_extent(op, out_facts, in);
-    check_overlap(op, out_facts, in);
+void check_arguments(const char* op, Names names, const OutView& out, const InViews&... ins) {
+  const Span out_span = span_of(out);
+  if (out_span.extent > 1 && out_span.stride == 0)
+    fail(op, "output " + describe(names, 0, out) + " has stride 0: every element would be written by several threads");
+  std::size_t position = 0;
+  auto check_input = [&](const auto& in) {
+    ++position;
+    const Span in_span = span_of(in);
+    if (in_span.extent != out_span.extent)
+      fail(op, "extent mismatch: " + describe(names, position, in) + " has extent " + std::to_string(in_span.extent) +
+                   " but " + describe(names, 0, out) + " has extent " + std::to_string(out_span.extent));
+    if (partially_overlaps(out_span, in_span))
+      fail(op, "output " + describe(names, 0, out) + " partially overlaps input " + describe(names, position, in) +
+                   " (only exact aliasing, out == input, is allowed)");
   };
-  (check_input(facts(names[k++], ins)), ...);
-}
-
-/// "input 0", "input 1", ...: the names transform gives its inputs in messages.
-template <std::size_t N>
-std::array<std::string, 1 + N> positional_names() {
-  std::array<std::string, 1 + N> names;
-  names[0] = "out";
-  for (std::size_t k = 0; k < N; ++k) names[k + 1] = "input " + std::to_string(k);
-  return names;
+  (check_input(ins), ...);
 }
 
 }  // namespace kstream::impl

@@ -33,7 +33,8 @@ void check_add(const XView& x, const YView& y, const OutView& out) {
   static_check_views<ExecSpace, OutView, XView, YView>();
   static_assert(same_value_types<OutView, XView, YView>, "kstream::add: x, y and out must hold the same value type");
   static_assert(std::is_arithmetic_v<typename OutView::value_type>, "kstream::add: the value type must be arithmetic");
-  check_arguments("kstream::add", {"out", "x", "y"}, out, x, y);
+  static constexpr const char* names[] = {"out", "x", "y"};
+  check_arguments("kstream::add", names, out, x, y);
 }
 
 template <class ExecSpace, class AView, class BView, class CView, class OutView>
@@ -43,7 +44,8 @@ void check_fma(const AView& a, const BView& b, const CView& c, const OutView& ou
                 "kstream::fma: a, b, c and out must hold the same value type");
   static_assert(std::is_floating_point_v<typename OutView::value_type>,
                 "kstream::fma: the value type must be floating point");
-  check_arguments("kstream::fma", {"out", "a", "b", "c"}, out, a, b, c);
+  static constexpr const char* names[] = {"out", "a", "b", "c"};
+  check_arguments("kstream::fma", names, out, a, b, c);
 }
 
 }  // namespace kstream::impl

@@ -144,35 +144,35 @@ Stream<const std::remove_const_t<typename View::value_type>> input_stream(const 
 }
 
 template <class ExecSpace, int Width, int PacksInFlight, class OutView, class Op, class... InViews>
-void launch(const std::string& label, const ExecSpace& exec, const TileShape& shape, const Partition& part,
+void launch(const char* label, const ExecSpace& exec, const TileShape& shape, const Partition& part,
             const OutView& out, const Op& op, const InViews&... ins) {
   using Functor = TiledFunctor<ExecSpace, Width, PacksInFlight, Op, typename OutView::value_type,
                                std::remove_const_t<typename InViews::value_type>...>;
   const std::int64_t tile_packs = shape.tile_packs();
   const std::int64_t league = std::max<std::int64_t>(1, (part.body_packs + tile_packs - 1) / tile_packs);
   if (league > INT_MAX)
-    throw std::length_error(label + ": " + std::to_string(out.extent(0)) +
+    throw std::length_error(std::string(label) + ": " + std::to_string(out.extent(0)) +
                             " elements need more teams than a TeamPolicy holds; use a larger tile shape");
   Functor functor{op, output_stream(out), {{input_stream(ins)}...}, part, tile_packs, shape.chunks_per_thread, int(league)};
   if (shape != default_tile_shape<ExecSpace>()) {  // a default shape is known to fit; others are checked first
     const int team_size_max = Kokkos::TeamPolicy<ExecSpace>(exec, int(league), Kokkos::AUTO)
                                   .team_size_max(functor, Kokkos::ParallelForTag());
     if (shape.team_size > team_size_max)
-      throw std::invalid_argument(label + ": invalid tile shape: team_size = " + std::to_string(shape.team_size) +
+      throw std::invalid_argument(std::string(label) + ": invalid tile shape: team_size = " + std::to_string(shape.team_size) +
                                   " exceeds this execution space's maximum of " + std::to_string(team_size_max));
   }
   Kokkos::parallel_for(label, Kokkos::TeamPolicy<ExecSpace>(exec, int(league), shape.team_size), functor);
 }
 
 template <class ExecSpace, int Width, class OutView, class Op, class... InViews>
-void dispatch_packs_in_flight(const std::string& label, const ExecSpace& exec, const TileShape& shape,
+void dispatch_packs_in_flight(const char* label, const ExecSpace& exec, const TileShape& shape,
                               const Partition& part, const OutView& out, const Op& op, const InViews&... ins) {
   switch (shape.packs_in_flight) {
     case 1: return launch<ExecSpace, Width, 1>(label, exec, shape, part, out, op, ins...);
     case 2: return launch<ExecSpace, Width, 2>(label, exec, shape, part, out, op, ins...);
     case 4: return launch<ExecSpace, Width, 4>(label, exec, shape, part, out, op, ins...);
     case 8: return launch<ExecSpace, Width, 8>(label, exec, shape, part, out, op, ins...);
-    default: validate(shape, label.c_str());  // throws
+    default: validate(shape, label);  // throws
   }
 }
 
@@ -186,9 +186,9 @@ constexpr int pack_width() {
 
 /// Checks nothing (the callers do); picks packed or strided path and launches. n == 0 launches nothing.
 template <class ExecSpace, class OutView, class Op, class... InViews>
-void tiled_transform(const std::string& label, const ExecSpace& exec, const TileShape& shape, const OutView& out,
+void tiled_transform(const char* label, const ExecSpace& exec, const TileShape& shape, const OutView& out,
                      const Op& op, const InViews&... ins) {
-  validate(shape, label.c_str());
+  validate(shape, label);
   const std::int64_t n = std::int64_t(out.extent(0));
   if (n == 0) return;
   using OutT = typename OutView::value_type;

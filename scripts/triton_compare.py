@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""The course's Triton vector_add (and a Triton FMA) with their unit checks, timed against PyTorch.
+
+    python3 scripts/triton_compare.py --out bench/results/triton.json [--max-n 268435463] [--check-only]
+
+1. Checks: triton_add == x + y and triton_fma ~= torch.addcmul(c, a, b) at tail sizes (n not a multiple of
+   BLOCK_SIZE, n < BLOCK_SIZE, n = 0).
+2. Timing over the C++ suite's sizes (2^10 .. 2^28 by 4, plus 2^28 + 7), float32: CUDA events around batches of
+   back-to-back calls, median of 7 batches. Peers: x + y, torch.add(out=), torch.addcmul(out=), eager a * b + c,
+   and out.copy_(x) as the copy reference.
+3. Writes Google Benchmark-style JSON (names op/variant/float/Cuda/n, counter GB/s) for scripts/report.py.
+Without a GPU or without triton it prints one line saying so and exits with status 2.
+"""
+import argparse
+import datetime
+import json
+import platform
+import socket
+import statistics
+import sys
+
+
+def fail(message):
+    print(f"triton_compare: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+try:
+    import torch
+except ImportError:
+    fail("PyTorch is not installed; this script needs torch and triton on a CUDA GPU")
+if not torch.cuda.is_available():
+    fail("no CUDA GPU visible to PyTorch; run this on the GPU machine")
+try:
+    import triton
+    import triton.language as tl
+except ImportError:
+    fail("Triton is not installed; this script needs triton on a CUDA GPU")
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    # The course's kernel: each program instance handles one block of BLOCK_SIZE elements.
+    pid = tl.program_id(axis=0)
+    block_start = pid * BLOCK_SIZE
+    offsets = block_start + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements  # the tail: the last block may run past n
+    x = tl.load(x_ptr + offsets, mask=mask)
+    y = tl.load(y_ptr + offsets, mask=mask)
+    tl.store(output_ptr + offsets, x + y, mask=mask)
+
+
+@triton.jit
+def fma_kernel(a_ptr, b_ptr, c_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements
+    a = tl.load(a_ptr + offsets, mask=mask)
+    b = tl.load(b_ptr + offsets, mask=mask)
+    c = tl.load(c_ptr + offsets, mask=mask)
+    tl.store(output_ptr + offsets, tl.fma(a, b, c), mask=mask)
+
+
+BLOCK_SIZE = 1024
+
+
+def triton_add(x, y, out):
+    n = out.numel()
+    if n:
+        add_kernel[(triton.cdiv(n, BLOCK_SIZE),)](x, y, out, n, BLOCK_SIZE=BLOCK_SIZE)
+    return out
+
+
+def triton_fma(a, b, c, out):
+    n = out.numel()
+    if n:
+        fma_kernel[(triton.cdiv(n, BLOCK_SIZE),)](a, b, c, out, n, BLOCK_SIZE=BLOCK_SIZE)
+    return out
+
+
+def check():
+    """Unit checks at the sizes that exercise the mask. Returns the number of sizes checked."""
+    sizes = [0, 1, 7, BLOCK_SIZE - 1, BLOCK_SIZE, BLOCK_SIZE + 1, 98432, 1000003]
+    gen = torch.Generator(device="cuda").manual_seed(0)
+    for n in sizes:
+        a, b, c = (torch.randn(n, device="cuda", generator=gen) for _ in range(3))
+        out = torch.full((n,), float("nan"), device="cuda")
+        triton_add(a, b, out)
+        if not torch.equal(out, a + b):
+            fail(f"check failed: triton add differs from x + y at n={n}")
+        out.fill_(float("nan"))
+        triton_fma(a, b, c, out)
+        # addcmul may or may not fuse; the fused result is within one rounding of it.
+        torch.testing.assert_close(out, torch.addcmul(c, a, b), rtol=2e-7, atol=1e-6,
+                                   msg=lambda m: f"check failed: triton fma vs torch.addcmul at n={n}: {m}")
+    return len(sizes)
+
+
+def time_per_call(fn, n):
+    """Median over 7 batches of the per-call time, each batch >= ~20 ms of back-to-back calls (CUDA events)."""
+    fn()
+    torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    calls = 1
+    while True:
+        start.record()
+        for _ in range(calls):
+            fn()
+        end.record()
+        end.synchronize()
+        if start.elapsed_time(end) >= 20.0 or calls >= 1 << 16:
+            break
+        calls *= 2
+    per_call = []
+    for _ in range(7):
+        start.record()
+        for _ in range(calls):
+            fn()
+        end.record()
+        end.synchronize()
+        per_call.append(start.elapsed_time(end) * 1e-3 / calls)
+    return statistics.median(per_call), calls
+
+
+def sizes(max_n):
+    result = [1 << k for k in range(10, 29, 2) if (1 << k) <= max_n]
+    if result and result[-1] + 7 <= max_n:
+        result.append(result[-1] + 7)
+    return result
+
+
+def main():
+    ap = argparse.ArgumentParser(description="Triton vector_add/FMA vs PyTorch, as kstream benchmark JSON")
+    ap.add_argument("--out", help="JSON file to write (required unless --check-only)")
+    ap.add_argument("--max-n", type=int, default=(1 << 28) + 7)
+    ap.add_argument("--check-only", action="store_true")
+    args = ap.parse_args()
+    if not args.check_only and not args.out:
+        ap.error("--out is required unless --check-only")
+
+    checked = check()
+    print(f"checks passed at {checked} sizes (add exact vs x + y, fma vs torch.addcmul)")
+    if args.check_only:
+        return 0
+
+    rows = []
+    for n in sizes(args.max_n):
+        x, y, z = (torch.rand(n, device="cuda") for _ in range(3))
+        out = torch.empty(n, device="cuda")
+        variants = [
+            ("copy", "torch_copy", lambda: out.copy_(x), 2),
+            ("add", "triton_vector_add", lambda: triton_add(x, y, out), 3),
+            ("add", "torch_x_plus_y", lambda: x + y, 3),
+            ("add", "torch_add_out", lambda: torch.add(x, y, out=out), 3),
+            ("fma", "triton_fma", lambda: triton_fma(x, y, z, out), 4),
+            ("fma", "torch_addcmul_out", lambda: torch.addcmul(z, x, y, out=out), 4),
+            ("fma", "torch_a_mul_b_plus_c", lambda: x * y + z, 4),
+        ]
+        for op, name, fn, arrays in variants:
+            seconds, calls = time_per_call(fn, n)
+            gbps = arrays * 4 * n / seconds / 1e9
+            full = f"{op}/{name}/float/Cuda/{n}"
+            rows.append({"name": full, "run_name": full, "run_type": "iteration", "iterations": calls,
+                         "real_time": seconds * 1e6, "time_unit": "us", "GB/s": gbps,
+                         "us_per_call": seconds * 1e6, "n": n})
+            print(f"{full:45s} {seconds * 1e6:10.2f} us  {gbps:8.1f} GB/s", flush=True)
+        del x, y, z, out
+        torch.cuda.empty_cache()
+
+    props = torch.cuda.get_device_properties(0)
+    context = {
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "host_name": socket.gethostname(),
+        "kstream.gpu": props.name,
+        "torch_version": torch.__version__,
+        "triton_version": triton.__version__,
+        "torch_cuda": torch.version.cuda,
+        "python": platform.python_version(),
+        "kstream.command": " ".join(sys.argv),
+        "timing": "CUDA events, median of 7 batches of back-to-back calls, each batch >= ~20 ms",
+        "checks": f"passed at {checked} sizes",
+    }
+    with open(args.out, "w") as f:
+        json.dump({"context": context, "benchmarks": rows}, f, indent=1)
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
