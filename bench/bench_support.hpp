@@ -99,9 +99,14 @@ struct Storage : StorageBase {
         out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "bench_out"), n),
         tmp0(Kokkos::view_alloc(Kokkos::WithoutInitializing, "bench_tmp0"), n),
         tmp1(Kokkos::view_alloc(Kokkos::WithoutInitializing, "bench_tmp1"), n) {
+    fill_inputs();
+  }
+
+  // (A member function, not the constructor: CUDA's extended lambdas may not live in constructors.)
+  void fill_inputs() {
     auto vx = x, vy = y, vz = z;
     Kokkos::parallel_for(
-        "kstream::bench::fill", Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, n),
+        "kstream::bench::fill", Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, capacity),
         KOKKOS_LAMBDA(std::int64_t i) {
           vx(i) = input_value<T>(0, i);
           vy(i) = input_value<T>(1, i);

@@ -43,7 +43,10 @@ struct Arrays {
   View c{Kokkos::view_alloc(Kokkos::WithoutInitializing, "c"), large_n};
   View out{Kokkos::view_alloc(Kokkos::WithoutInitializing, "out"), large_n};
 
-  Arrays() {
+  Arrays() { fill(); }
+
+  // (Not in the constructor: CUDA's extended lambdas may not live there.)
+  void fill() {
     auto va = a, vb = b, vc = c;
     Kokkos::parallel_for(
         "fill", Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, large_n),

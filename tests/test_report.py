@@ -56,6 +56,11 @@ class ReportTest(unittest.TestCase):
                 self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
             self.assertIn(f"plots/bandwidth_{typ}.png", text)
 
+    def test_fusion_speedup_beside_the_prediction(self):
+        text, _ = self.report("report_openmp.json")
+        row = next(line for line in text.splitlines() if "chain: fused_tiled vs separate_naive" in line)
+        self.assertIn("| 2.50x | 2.50x |", row)  # 80 / 32 measured, 10 / 4 predicted
+
     def test_failed_benchmarks_are_reported_not_tabled(self):
         text, result = self.report("report_cuda.json")
         self.assertIn("validation failed", result.stderr)

@@ -10,10 +10,10 @@
 // so a warp's 32 threads read 32 adjacent packs (512 contiguous bytes): coalesced on a GPU, and a plain
 // contiguous loop when team_size == 1 on a CPU.
 //
-// Worked example, CUDA default {team_size 128, packs_in_flight 2, chunks 1}, float, n = 1000 at an aligned address:
+// Worked example, CUDA default {team_size 256, packs_in_flight 1, chunks 1}, float, n = 1000 at an aligned address:
 //   pack width W = 4 floats, body packs = 1000 / 4 = 250, tail = 0, tile_packs = 256 = 1024 floats,
-//   league_size = ceil(250 / 256) = 1; thread 5 loads packs 5 and 133 (floats 20..23 and 532..535);
-//   threads 122..127 find pack 250..255 >= 250 for their second slot: the tail guard skips them.
+//   league_size = ceil(250 / 256) = 1; thread 5 loads pack 5 of each input (floats 20..23);
+//   threads 250..255 find pack 250..255 >= 250: the tail guard skips them.
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
@@ -40,12 +40,14 @@ struct TileShape {
 };
 
 /// The shape each backend gets unless the caller passes one.
-/// CUDA: 128 threads x 2 packs in flight (measured best on the H200, see docs/results.md);
+/// CUDA: 256 threads x 1 pack per input (with 2-3 inputs, that is 2-3 independent 16-byte loads in flight per
+/// thread): best or within noise of best over a 32-shape grid at n = 2^24 and 2^28 on the H200
+/// (bench/results/, docs/results.md);
 /// CPU backends: one thread per team walking 1024 contiguous packs (16 KiB of each array) in steps of 4 packs.
 template <class ExecSpace>
 constexpr TileShape default_tile_shape() {
 #if defined(KOKKOS_ENABLE_CUDA)
-  if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda>) return TileShape{128, 2, 1};
+  if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda>) return TileShape{256, 1, 1};
 #endif
   return TileShape{1, 4, 256};
 }
