@@ -4,7 +4,6 @@
 #include <benchmark/benchmark.h>
 
 #include <Kokkos_Core.hpp>
-
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -29,22 +28,32 @@ enum class Op { copy, add, fma, chain, empty };
 /// their GB/s reads as "effective bandwidth" and compares directly with the fused kernels.
 constexpr int arrays_moved(Op op) {
   switch (op) {
-    case Op::copy: return 2;
-    case Op::add: return 3;
-    case Op::fma: return 4;
-    case Op::chain: return 4;
-    case Op::empty: return 0;
+    case Op::copy:
+      return 2;
+    case Op::add:
+      return 3;
+    case Op::fma:
+      return 4;
+    case Op::chain:
+      return 4;
+    case Op::empty:
+      return 0;
   }
   return 0;
 }
 
 constexpr const char* op_name(Op op) {
   switch (op) {
-    case Op::copy: return "copy";
-    case Op::add: return "add";
-    case Op::fma: return "fma";
-    case Op::chain: return "chain";
-    case Op::empty: return "empty";
+    case Op::copy:
+      return "copy";
+    case Op::add:
+      return "add";
+    case Op::fma:
+      return "fma";
+    case Op::chain:
+      return "chain";
+    case Op::empty:
+      return "empty";
   }
   return "?";
 }
@@ -60,11 +69,16 @@ template <class T>
 KOKKOS_INLINE_FUNCTION T expected_value(Op op, std::int64_t i) {
   const T x = input_value<T>(0, i), y = input_value<T>(1, i), z = input_value<T>(2, i);
   switch (op) {
-    case Op::copy: return x;
-    case Op::add: return x + y;
-    case Op::fma: return x * y + z;
-    case Op::chain: return T(3) * x + T(0.5) * y + z;
-    case Op::empty: return T(0);
+    case Op::copy:
+      return x;
+    case Op::add:
+      return x + y;
+    case Op::fma:
+      return x * y + z;
+    case Op::chain:
+      return T(3) * x + T(0.5) * y + z;
+    case Op::empty:
+      return T(0);
   }
   return T(0);
 }
@@ -117,8 +131,7 @@ struct Storage : StorageBase {
 
   Operands<Exec, T> operands(std::int64_t n) const {
     using V = Vec<Exec, T>;
-    return {n, V(x.data(), n), V(y.data(), n), V(z.data(), n), V(out.data(), n), V(tmp0.data(), n),
-            V(tmp1.data(), n)};
+    return {n, V(x.data(), n), V(y.data(), n), V(z.data(), n), V(out.data(), n), V(tmp0.data(), n), V(tmp1.data(), n)};
   }
 };
 

@@ -7,19 +7,18 @@
 // of calls (CUDA events on the GPU, fences and wall clock on the host); counters: GB/s (1e9 bytes/s from the
 // byte table), us_per_call, pct_of_copy (against the copy measured at the same n in this run), n.
 // Every result is validated after its timed loop; a wrong one is reported with SkipWithError, not as a number.
-#include "bench_support.hpp"
-
-#include <kstream/kstream.hpp>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <kstream/kstream.hpp>
 #include <sstream>
 #include <string_view>
 
-#include <unistd.h>
+#include "bench_support.hpp"
 
 namespace kstream::bench {
 namespace {
@@ -82,28 +81,13 @@ std::vector<Variant<Exec, T>> variants() {
   };
   if (settings().tuning) {
     const bool gpu = Exec().concurrency() > 4096;
-    // The read-only data path (Kokkos' MemoryTraits<RandomAccess>, __ldg on CUDA) for the packed inputs.
-    std::vector<TileShape> ldg_shapes = {default_tile_shape<Exec>()};
-    if (gpu) ldg_shapes.push_back({128, 2, 1});
-    for (const TileShape& shape : ldg_shapes) {
-      const std::string tag = "tiled_ldg_t" + std::to_string(shape.team_size) + "_p" +
-                              std::to_string(shape.packs_in_flight);
-      list.push_back({Op::add, tag, [=](const O& o) {
-                        impl::tiled_transform<Exec, impl::Loads::read_only>("kstream::add[tiled]", exec, shape,
-                                                                             o.out, impl::Plus{}, o.x, o.y);
-                      }});
-      list.push_back({Op::fma, tag, [=](const O& o) {
-                        impl::tiled_transform<Exec, impl::Loads::read_only>(
-                            "kstream::fma[tiled]", exec, shape, o.out, impl::FusedMultiplyAdd{}, o.x, o.y, o.z);
-                      }});
-    }
     const std::vector<int> teams = gpu ? std::vector<int>{64, 128, 256, 512} : std::vector<int>{1};
     for (const int team : teams) {
       for (const int packs : supported_packs_in_flight) {
         for (const int chunks : gpu ? std::vector<int>{1, 2} : std::vector<int>{64, 256, 1024}) {
           const TileShape shape{team, packs, chunks};
-          const std::string tag = "tiled_t" + std::to_string(team) + "_p" + std::to_string(packs) + "_c" +
-                                  std::to_string(chunks);
+          const std::string tag =
+              "tiled_t" + std::to_string(team) + "_p" + std::to_string(packs) + "_c" + std::to_string(chunks);
           list.push_back({Op::add, tag, [=](const O& o) { kstream::add(exec, o.x, o.y, o.out, shape); }});
           list.push_back({Op::fma, tag, [=](const O& o) { kstream::fma(exec, o.x, o.y, o.z, o.out, shape); }});
         }
@@ -120,7 +104,9 @@ std::map<std::string, double>& copy_rates() {
   return rates;
 }
 
-std::int64_t batch_size(std::int64_t n) { return std::clamp<std::int64_t>((std::int64_t(1) << 22) / std::max<std::int64_t>(n, 1), 1, 4096); }
+std::int64_t batch_size(std::int64_t n) {
+  return std::clamp<std::int64_t>((std::int64_t(1) << 22) / std::max<std::int64_t>(n, 1), 1, 4096);
+}
 
 template <class Exec, class T>
 void run(benchmark::State& state, const Variant<Exec, T>& variant, std::int64_t n, std::int64_t capacity,
@@ -162,9 +148,8 @@ void run(benchmark::State& state, const Variant<Exec, T>& variant, std::int64_t 
   }
   if (variant.op != Op::empty) {
     if (const std::int64_t errors = count_errors(variant.op, ops); errors != 0)
-      state.SkipWithError(("validation failed: " + std::to_string(errors) + " of " + std::to_string(n) +
-                           " elements wrong")
-                              .c_str());
+      state.SkipWithError(
+          ("validation failed: " + std::to_string(errors) + " of " + std::to_string(n) + " elements wrong").c_str());
   }
 }
 
@@ -274,8 +259,7 @@ void parse_flags(int& argc, char** argv) {
       char* end = nullptr;
       const long long n = std::strtoll(value.c_str(), &end, 10);
       if (value.empty() || *end != '\0' || n < 1024) {
-        std::fprintf(stderr, "kstream_bench: --kstream_max_n needs a whole number >= 1024, got '%s'\n",
-                     value.c_str());
+        std::fprintf(stderr, "kstream_bench: --kstream_max_n needs a whole number >= 1024, got '%s'\n", value.c_str());
         std::exit(2);
       }
       settings().max_n = n;

@@ -1,9 +1,9 @@
 // Native CUDA peers on the same storage and stream as the Kokkos variants: a plain one-element-per-thread
 // kernel, cub::DeviceTransform (CCCL, shipped with the CUDA toolkit), cudaMemcpy device to device, and the
 // launch floor (an empty CUDA kernel against an empty Kokkos TeamPolicy kernel of the same grid).
-#include "bench_support.hpp"
-
 #include <kstream/tiling.hpp>
+
+#include "bench_support.hpp"
 
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <cub/device/device_transform.cuh>
@@ -45,45 +45,45 @@ struct EmptyTeamFunctor {
 };
 
 constexpr int block = 256;
-inline unsigned grid_for(std::int64_t n) { return unsigned((n + block - 1) / block); }
+inline unsigned grid_for(std::int64_t n) {
+  return unsigned((n + block - 1) / block);
+}
 
 template <class T>
 void add_peers(std::vector<Variant<Kokkos::Cuda, T>>& variants) {
   using O = Operands<Kokkos::Cuda, T>;
   auto stream = [] { return Kokkos::Cuda().cuda_stream(); };
   variants.push_back({Op::copy, "cudaMemcpy", [=](const O& o) {
-                        cudaMemcpyAsync(o.out.data(), o.x.data(), o.n * sizeof(T), cudaMemcpyDeviceToDevice,
-                                        stream());
+                        cudaMemcpyAsync(o.out.data(), o.x.data(), o.n * sizeof(T), cudaMemcpyDeviceToDevice, stream());
                       }});
   variants.push_back({Op::add, "cuda_kernel", [=](const O& o) {
                         add_kernel<<<grid_for(o.n), block, 0, stream()>>>(o.x.data(), o.y.data(), o.out.data(), o.n);
                       }});
   variants.push_back({Op::fma, "cuda_kernel", [=](const O& o) {
                         fma_kernel<<<grid_for(o.n), block, 0, stream()>>>(o.x.data(), o.y.data(), o.z.data(),
-                                                                            o.out.data(), o.n);
+                                                                          o.out.data(), o.n);
                       }});
   variants.push_back({Op::add, "cub_transform", [=](const O& o) {
-                        cub::DeviceTransform::Transform(::cuda::std::make_tuple(o.x.data(), o.y.data()),
-                                                        o.out.data(), o.n, CubAdd{}, stream());
+                        cub::DeviceTransform::Transform(::cuda::std::make_tuple(o.x.data(), o.y.data()), o.out.data(),
+                                                        o.n, CubAdd{}, stream());
                       }});
   variants.push_back({Op::fma, "cub_transform", [=](const O& o) {
-                        cub::DeviceTransform::Transform(
-                            ::cuda::std::make_tuple(o.x.data(), o.y.data(), o.z.data()), o.out.data(), o.n,
-                            CubFma{}, stream());
+                        cub::DeviceTransform::Transform(::cuda::std::make_tuple(o.x.data(), o.y.data(), o.z.data()),
+                                                        o.out.data(), o.n, CubFma{}, stream());
                       }});
   if constexpr (std::is_same_v<T, float>) {
     // The launch floor at n = 4096 floats: kstream's add launches 4 teams of 128 there; both empty kernels
     // launch that same grid, so their difference is Kokkos' launch path, not work.
     const TileShape shape = default_tile_shape<Kokkos::Cuda>();
     const int league = int((4096 / 4 + shape.tile_packs() - 1) / shape.tile_packs());
-    variants.push_back({Op::empty, "cuda_kernel",
-                        [=](const O&) { empty_kernel<<<league, shape.team_size, 0, stream()>>>(); }, true});
+    variants.push_back(
+        {Op::empty, "cuda_kernel", [=](const O&) { empty_kernel<<<league, shape.team_size, 0, stream()>>>(); }, true});
     variants.push_back({Op::empty, "kokkos_team",
                         [=](const O&) {
-                          Kokkos::parallel_for("kstream::bench::empty",
-                                               Kokkos::TeamPolicy<Kokkos::Cuda>(Kokkos::Cuda(), league,
-                                                                                shape.team_size),
-                                               EmptyTeamFunctor{});
+                          Kokkos::parallel_for(
+                              "kstream::bench::empty",
+                              Kokkos::TeamPolicy<Kokkos::Cuda>(Kokkos::Cuda(), league, shape.team_size),
+                              EmptyTeamFunctor{});
                         },
                         true});
   }
@@ -91,8 +91,12 @@ void add_peers(std::vector<Variant<Kokkos::Cuda, T>>& variants) {
 
 }  // namespace
 
-void add_native_peers(std::vector<Variant<Kokkos::Cuda, float>>& variants) { add_peers(variants); }
-void add_native_peers(std::vector<Variant<Kokkos::Cuda, double>>& variants) { add_peers(variants); }
+void add_native_peers(std::vector<Variant<Kokkos::Cuda, float>>& variants) {
+  add_peers(variants);
+}
+void add_native_peers(std::vector<Variant<Kokkos::Cuda, double>>& variants) {
+  add_peers(variants);
+}
 
 std::vector<std::pair<std::string, std::string>> cuda_context() {
   int device = 0, driver = 0, runtime = 0;
@@ -115,6 +119,8 @@ std::vector<std::pair<std::string, std::string>> cuda_context() {
 }  // namespace kstream::bench
 #else
 namespace kstream::bench {
-std::vector<std::pair<std::string, std::string>> cuda_context() { return {}; }
+std::vector<std::pair<std::string, std::string>> cuda_context() {
+  return {};
+}
 }  // namespace kstream::bench
 #endif

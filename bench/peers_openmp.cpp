@@ -1,8 +1,8 @@
 // Native host peers: the plain `#pragma omp parallel for` loops a C++ programmer writes without Kokkos,
 // on the same storage as the Kokkos variants.
-#include "bench_support.hpp"
-
 #include <cmath>
+
+#include "bench_support.hpp"
 
 #if defined(KOKKOS_ENABLE_OPENMP)
 namespace kstream::bench {
@@ -36,8 +36,12 @@ void add_peers(std::vector<Variant<Kokkos::OpenMP, T>>& variants) {
 
 }  // namespace
 
-void add_native_peers(std::vector<Variant<Kokkos::OpenMP, float>>& variants) { add_peers(variants); }
-void add_native_peers(std::vector<Variant<Kokkos::OpenMP, double>>& variants) { add_peers(variants); }
+void add_native_peers(std::vector<Variant<Kokkos::OpenMP, float>>& variants) {
+  add_peers(variants);
+}
+void add_native_peers(std::vector<Variant<Kokkos::OpenMP, double>>& variants) {
+  add_peers(variants);
+}
 
 }  // namespace kstream::bench
 #endif

@@ -2,13 +2,11 @@
 // against the same chain written one operation per kernel (what an eager framework runs).
 //
 //   ./fused_chain [n]        prints both timings, the measured speedup and the one predicted from bytes moved
-#include <kstream/kstream.hpp>
-
 #include <Kokkos_Core.hpp>
-
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <kstream/kstream.hpp>
 
 namespace {
 

@@ -6,7 +6,7 @@
 #   kstream_toolchain_ready          make (or reuse) the root; no-op when the user brings a Kokkos
 #   kstream_in_root CMD...           run CMD in the repo inside the root (or directly without a root)
 # A user with their own Kokkos sets Kokkos_ROOT or CMAKE_PREFIX_PATH and the root is skipped entirely.
-set -euo pipefail
+# (A library for those scripts: it sets no shell options of its own.)
 
 KSTREAM_ROOT_DIR=${KSTREAM_ROOT_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kstream/toolchain-root}
 KSTREAM_ROOT_PACKAGES="g++,cmake,ninja-build,libkokkos-dev,libgtest-dev,libgmock-dev,libbenchmark-dev,git,ca-certificates"
@@ -91,6 +91,13 @@ kstream_in_root() {
   # libgomp reads /proc and /sys to bind threads; the repo is bind-mounted so builds land in the clone.
   # A trap undoes all mounts when the command ends, whatever its outcome (a subshell: the trap is this call's).
   (
+    set -euo pipefail
+    # One command in the root at a time: a second would find the mounts taken (and unmount them under the first).
+    exec 9>"$KSTREAM_ROOT_DIR.lock"
+    if ! flock -n 9; then
+      kstream_log "waiting for another kstream command that is using the toolchain root"
+      flock 9
+    fi
     mnt="$KSTREAM_ROOT_DIR/kstream"
     mkdir -p "$mnt" "$KSTREAM_ROOT_DIR/proc" "$KSTREAM_ROOT_DIR/sys"
     unmount_all() {
@@ -103,7 +110,8 @@ kstream_in_root() {
     trap 'exit 130' INT TERM
     mount --bind "$repo" "$mnt"
     mount -t proc proc "$KSTREAM_ROOT_DIR/proc"
-    mount -t sysfs sysfs "$KSTREAM_ROOT_DIR/sys"  # libgomp reads the CPU topology for OMP_PLACES there
+    mount --bind /sys "$KSTREAM_ROOT_DIR/sys"  # libgomp reads the CPU topology for OMP_PLACES there
+    mount -o remount,bind,ro "$KSTREAM_ROOT_DIR/sys" 2>/dev/null || true
     # Only variables that are set travel into the root (libgomp rejects an empty OMP_NUM_THREADS).
     local_env=(PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root
                KSTREAM_GIT_COMMIT="$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)")

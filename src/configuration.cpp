@@ -1,8 +1,6 @@
+#include <Kokkos_Core.hpp>
 #include <kstream/configuration.hpp>
 #include <kstream/tiling.hpp>
-
-#include <Kokkos_Core.hpp>
-
 #include <sstream>
 
 namespace kstream {

@@ -2,14 +2,13 @@
 // One elementwise test case, run the same way for add, fma, transform and their naive twins: build the operands
 // at their placements, compute the scalar reference on the host, launch, read back, compare bit for bit and
 // check that nothing outside the output view changed.
-#include "test_support.hpp"
-
-#include <kstream/tiling.hpp>
-
 #include <array>
 #include <functional>
+#include <kstream/tiling.hpp>
 #include <limits>
 #include <utility>
+
+#include "test_support.hpp"
 
 namespace kstream::test {
 
@@ -18,8 +17,8 @@ struct ElementwiseCase {
   std::int64_t n = 0;
   std::array<Placement, Arity> inputs{};
   Placement out{};
-  int alias = -1;            ///< >= 0: out is that input itself (exact aliasing)
-  bool non_finite = false;   ///< sprinkle NaN, +Inf and -Inf over the inputs
+  int alias = -1;           ///< >= 0: out is that input itself (exact aliasing)
+  bool non_finite = false;  ///< sprinkle NaN, +Inf and -Inf over the inputs
   std::uint64_t seed = 1;
 
   std::string describe() const {

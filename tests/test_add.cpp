@@ -1,8 +1,8 @@
 // kstream::add and kstream::naive::add on every enabled backend, float and double.
-#include "elementwise_case.hpp"
-
 #include <kstream/add.hpp>
 #include <kstream/naive.hpp>
+
+#include "elementwise_case.hpp"
 
 namespace kstream::test {
 namespace {
@@ -10,7 +10,6 @@ namespace {
 template <class C>
 class AddTest : public ::testing::Test {};
 TYPED_TEST_SUITE(AddTest, AllCases, CaseNames);
-
 
 template <class T>
 T reference_add(T x, T y) {

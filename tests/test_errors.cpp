@@ -1,10 +1,9 @@
 // Bad input gets a clear std::invalid_argument naming what was wrong, from every entry point alike;
 // the allowed corner cases (exact aliasing, interleaved views, n == 0) run and are correct.
-#include "elementwise_case.hpp"
-
+#include <functional>
 #include <kstream/kstream.hpp>
 
-#include <functional>
+#include "elementwise_case.hpp"
 
 namespace kstream::test {
 namespace {

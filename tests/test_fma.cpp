@@ -1,10 +1,9 @@
 // kstream::fma and kstream::naive::fma: one rounding, bit for bit equal to std::fma, on every enabled backend.
-#include "elementwise_case.hpp"
-
+#include <cmath>
 #include <kstream/fma.hpp>
 #include <kstream/naive.hpp>
 
-#include <cmath>
+#include "elementwise_case.hpp"
 
 namespace kstream::test {
 namespace {
@@ -40,8 +39,8 @@ TYPED_TEST(FmaTest, EqualsStdFmaAtEdgeSizesAndEveryPlacement) {
 
 TYPED_TEST(FmaTest, OutputMayBeAnInputExactly) {
   for (const int alias : {0, 1, 2}) {
-    ElementwiseCase<3> c{.n = 5003, .inputs = {Placement{1, 1}, Placement{1, 1}, Placement{1, 1}},
-                         .out = {1, 1}, .alias = alias};
+    ElementwiseCase<3> c{
+        .n = 5003, .inputs = {Placement{1, 1}, Placement{1, 1}, Placement{1, 1}}, .out = {1, 1}, .alias = alias};
     EXPECT_EQ(run_both<TypeParam>(c), "") << c.describe();
   }
 }

@@ -4,11 +4,9 @@
 // must be written with its own expected value, and none is left at the NaN it started with.
 #include <gtest/gtest.h>
 
-#include <kstream/kstream.hpp>
-
 #include <Kokkos_Core.hpp>
-
 #include <cstdint>
+#include <kstream/kstream.hpp>
 #include <limits>
 
 namespace {
@@ -27,9 +25,15 @@ TYPED_TEST_SUITE(LargeTest, LargeBackends);
 
 constexpr std::int64_t large_n = (std::int64_t(1) << 31) + 7;
 
-KOKKOS_INLINE_FUNCTION float value_a(std::int64_t i) { return float(i & 1023); }
-KOKKOS_INLINE_FUNCTION float value_b(std::int64_t i) { return float((i >> 10) & 1023); }
-KOKKOS_INLINE_FUNCTION float value_c(std::int64_t i) { return float((i >> 20) & 2047); }
+KOKKOS_INLINE_FUNCTION float value_a(std::int64_t i) {
+  return float(i & 1023);
+}
+KOKKOS_INLINE_FUNCTION float value_b(std::int64_t i) {
+  return float((i >> 10) & 1023);
+}
+KOKKOS_INLINE_FUNCTION float value_c(std::int64_t i) {
+  return float((i >> 20) & 2047);
+}
 
 struct TimesFourPlus {  // out = 4 a + c, exact for these values
   KOKKOS_INLINE_FUNCTION float operator()(float a, float c) const { return 4.0f * a + c; }
@@ -49,8 +53,7 @@ struct Arrays {
   void fill() {
     auto va = a, vb = b, vc = c;
     Kokkos::parallel_for(
-        "fill", Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, large_n),
-        KOKKOS_LAMBDA(std::int64_t i) {
+        "fill", Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, large_n), KOKKOS_LAMBDA(std::int64_t i) {
           va(i) = value_a(i);
           vb(i) = value_b(i);
           vc(i) = value_c(i);

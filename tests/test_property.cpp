@@ -2,12 +2,11 @@
 // operations, variants) against the scalar host reference. On failure the case's seed is printed; replay one
 // case with KSTREAM_PROPERTY_SEED=<seed> KSTREAM_PROPERTY_CASES=1. Defaults: 5000 cases per value type, i.e.
 // 10 000 per backend.
-#include "elementwise_case.hpp"
-
-#include <kstream/kstream.hpp>
-
 #include <cmath>
 #include <cstdlib>
+#include <kstream/kstream.hpp>
+
+#include "elementwise_case.hpp"
 
 namespace kstream::test {
 namespace {
@@ -34,8 +33,9 @@ ElementwiseCase<Arity> random_case(std::mt19937_64& rng, std::uint64_t seed) {
   ElementwiseCase<Arity> c;
   c.seed = seed;
   const int size_class = int(rng() % 10);
-  c.n = size_class < 3 ? std::int64_t(rng() % 65) : size_class < 9 ? std::int64_t(rng() % 5000)
-                                                                    : std::int64_t(rng() % 70000);
+  c.n = size_class < 3   ? std::int64_t(rng() % 65)
+        : size_class < 9 ? std::int64_t(rng() % 5000)
+                         : std::int64_t(rng() % 70000);
   auto place = [&] {
     const bool strided = rng() % 4 == 0;
     return Placement{std::int64_t(rng() % 8), strided ? std::int64_t(1 + rng() % 4) : 1};
@@ -68,30 +68,53 @@ std::string run_random_case(std::uint64_t seed) {
   const TileShape shape = random_shape<C>(rng);
   const bool naive = rng() % 4 == 0;
   const std::string shape_text = " shape{" + std::to_string(shape.team_size) + "," +
-                                 std::to_string(shape.packs_in_flight) + "," +
-                                 std::to_string(shape.chunks_per_thread) + "}" + (naive ? " naive" : " tiled");
+                                 std::to_string(shape.packs_in_flight) + "," + std::to_string(shape.chunks_per_thread) +
+                                 "}" + (naive ? " naive" : " tiled");
   auto report = [&](const std::string& op, const std::string& error, const std::string& described) {
     return error.empty() ? std::string() : op + " " + described + shape_text + ": " + error;
   };
   switch (rng() % 3) {
     case 0: {
       const auto c = random_case<2>(rng, seed);
-      return report("add", run_case<C>(c, [&](auto exec, auto out, auto x, auto y) {
-        if (naive) kstream::naive::add(exec, x, y, out); else kstream::add(exec, x, y, out, shape);
-      }, [](T x, T y) { return T(x + y); }), c.describe());
+      return report("add",
+                    run_case<C>(
+                        c,
+                        [&](auto exec, auto out, auto x, auto y) {
+                          if (naive)
+                            kstream::naive::add(exec, x, y, out);
+                          else
+                            kstream::add(exec, x, y, out, shape);
+                        },
+                        [](T x, T y) { return T(x + y); }),
+                    c.describe());
     }
     case 1: {
       const auto c = random_case<3>(rng, seed);
-      return report("fma", run_case<C>(c, [&](auto exec, auto out, auto a, auto b, auto cc) {
-        if (naive) kstream::naive::fma(exec, a, b, cc, out); else kstream::fma(exec, a, b, cc, out, shape);
-      }, [](T a, T b, T cc) { return std::fma(a, b, cc); }), c.describe());
+      return report("fma",
+                    run_case<C>(
+                        c,
+                        [&](auto exec, auto out, auto a, auto b, auto cc) {
+                          if (naive)
+                            kstream::naive::fma(exec, a, b, cc, out);
+                          else
+                            kstream::fma(exec, a, b, cc, out, shape);
+                        },
+                        [](T a, T b, T cc) { return std::fma(a, b, cc); }),
+                    c.describe());
     }
     default: {
       const auto c = random_case<3>(rng, seed);
-      return report("transform", run_case<C>(c, [&](auto exec, auto out, auto... ins) {
-        if (naive) kstream::naive::transform(exec, out, FmaMinus{}, ins...);
-        else kstream::transform(exec, shape, out, FmaMinus{}, ins...);
-      }, FmaMinus{}), c.describe());
+      return report("transform",
+                    run_case<C>(
+                        c,
+                        [&](auto exec, auto out, auto... ins) {
+                          if (naive)
+                            kstream::naive::transform(exec, out, FmaMinus{}, ins...);
+                          else
+                            kstream::transform(exec, shape, out, FmaMinus{}, ins...);
+                        },
+                        FmaMinus{}),
+                    c.describe());
     }
   }
 }

@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <Kokkos_Core.hpp>
-
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -22,7 +21,6 @@ struct Case {
   using memory_space = typename ExecSpace::memory_space;
   using value_type = T;
 };
-
 
 // One ::testing::Types entry per enabled backend and value type.
 #define KSTREAM_CASES_FOR(Space) Case<Space, float>, Case<Space, double>
@@ -58,9 +56,7 @@ struct CaseNames {
 struct Placement {
   std::int64_t offset = 0;
   std::int64_t stride = 1;
-  std::string describe() const {
-    return "offset=" + std::to_string(offset) + " stride=" + std::to_string(stride);
-  }
+  std::string describe() const { return "offset=" + std::to_string(offset) + " stride=" + std::to_string(stride); }
 };
 
 template <class T, class MemorySpace>
@@ -137,8 +133,7 @@ void fill_values(GuardedOperand<T, MemorySpace>& operand, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> mantissa(-2.0, 2.0);
   std::uniform_int_distribution<int> exponent(-20, 20);
-  for (std::int64_t i = 0; i < operand.size(); ++i)
-    operand.at(i) = T(std::ldexp(mantissa(rng), exponent(rng)));
+  for (std::int64_t i = 0; i < operand.size(); ++i) operand.at(i) = T(std::ldexp(mantissa(rng), exponent(rng)));
 }
 
 /// Compares the n elements of `out` with `expected` bit for bit (any NaN equals any NaN) and checks the guards.

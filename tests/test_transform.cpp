@@ -1,8 +1,8 @@
 // kstream::transform (the n-ary tiled engine) and kstream::naive::transform on every enabled backend.
-#include "elementwise_case.hpp"
-
 #include <kstream/naive.hpp>
 #include <kstream/transform.hpp>
+
+#include "elementwise_case.hpp"
 
 namespace kstream::test {
 namespace {
@@ -145,7 +145,8 @@ namespace {
 template <class Exec, class View>
 void scale_into(const Exec& exec, const View& out, const View& x, typename View::value_type factor) {
   using T = typename View::value_type;
-  kstream::transform(exec, out, KOKKOS_LAMBDA(T v) { return v * factor; }, x);
+  kstream::transform(
+      exec, out, KOKKOS_LAMBDA(T v) { return v * factor; }, x);
 }
 
 TYPED_TEST(TransformTest, AcceptsAKokkosLambda) {

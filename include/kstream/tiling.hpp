@@ -15,7 +15,6 @@
 //   league_size = ceil(250 / 256) = 1; thread 5 loads pack 5 of each input (floats 20..23);
 //   threads 250..255 find pack 250..255 >= 250: the tail guard skips them.
 #include <Kokkos_Core.hpp>
-
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -33,9 +32,7 @@ struct TileShape {
   int packs_in_flight;    ///< independent packs each thread loads per input before storing: 1, 2, 4 or 8
   int chunks_per_thread;  ///< how many times a thread repeats that load-compute-store step within its tile
 
-  constexpr std::int64_t tile_packs() const {
-    return std::int64_t(team_size) * packs_in_flight * chunks_per_thread;
-  }
+  constexpr std::int64_t tile_packs() const { return std::int64_t(team_size) * packs_in_flight * chunks_per_thread; }
   friend constexpr bool operator==(const TileShape&, const TileShape&) = default;
 };
 
@@ -60,8 +57,7 @@ inline void validate(const TileShape& shape, const char* where) {
   if (shape.team_size < 1) fail("team_size = " + std::to_string(shape.team_size) + " (must be >= 1)");
   bool supported = false;
   for (int p : supported_packs_in_flight) supported = supported || p == shape.packs_in_flight;
-  if (!supported)
-    fail("packs_in_flight = " + std::to_string(shape.packs_in_flight) + " (must be 1, 2, 4 or 8)");
+  if (!supported) fail("packs_in_flight = " + std::to_string(shape.packs_in_flight) + " (must be 1, 2, 4 or 8)");
   if (shape.chunks_per_thread < 1)
     fail("chunks_per_thread = " + std::to_string(shape.chunks_per_thread) + " (must be >= 1)");
 }

@@ -16,9 +16,8 @@
 namespace kstream {
 
 template <class ExecSpace, class OutView, class Op, class... InViews>
-  requires Kokkos::is_execution_space<ExecSpace>::value && Kokkos::is_view<OutView>::value
-void transform(const ExecSpace& exec, const TileShape& shape, const OutView& out, const Op& op,
-               const InViews&... ins) {
+requires Kokkos::is_execution_space<ExecSpace>::value && Kokkos::is_view<OutView>::value void transform(
+    const ExecSpace& exec, const TileShape& shape, const OutView& out, const Op& op, const InViews&... ins) {
   static_assert(sizeof...(InViews) >= 1, "kstream::transform: give at least one input view");
   impl::static_check_views<ExecSpace, OutView, InViews...>();
   impl::check_arguments("kstream::transform", nullptr, out, ins...);
@@ -26,14 +25,13 @@ void transform(const ExecSpace& exec, const TileShape& shape, const OutView& out
 }
 
 template <class ExecSpace, class OutView, class Op, class... InViews>
-  requires Kokkos::is_execution_space<ExecSpace>::value && Kokkos::is_view<OutView>::value
-void transform(const ExecSpace& exec, const OutView& out, const Op& op, const InViews&... ins) {
+requires Kokkos::is_execution_space<ExecSpace>::value && Kokkos::is_view<OutView>::value void transform(
+    const ExecSpace& exec, const OutView& out, const Op& op, const InViews&... ins) {
   transform(exec, default_tile_shape<ExecSpace>(), out, op, ins...);
 }
 
 template <class OutView, class Op, class... InViews>
-  requires Kokkos::is_view<OutView>::value
-void transform(const OutView& out, const Op& op, const InViews&... ins) {
+requires Kokkos::is_view<OutView>::value void transform(const OutView& out, const Op& op, const InViews&... ins) {
   transform(typename OutView::execution_space(), out, op, ins...);
 }
 

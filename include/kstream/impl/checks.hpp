@@ -2,7 +2,6 @@
 // Argument checks shared by every kstream entry point (tiled and naive alike), so that all variants reject the
 // same bad input with the same message.
 #include <Kokkos_Core.hpp>
-
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -49,9 +48,7 @@ using Names = const char* const*;
 
 template <class View>
 std::string describe(Names names, std::size_t position, const View& v) {
-  const std::string name = names ? names[position]
-                           : position == 0 ? "out"
-                                           : "input " + std::to_string(position - 1);
+  const std::string name = names ? names[position] : position == 0 ? "out" : "input " + std::to_string(position - 1);
   const std::string label = v.label();
   return "'" + name + "'" + (label.empty() ? std::string() : " (label \"" + label + "\")");
 }

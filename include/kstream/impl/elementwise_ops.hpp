@@ -1,10 +1,8 @@
 #pragma once
 // The operations and argument checks of add and fma, shared by the tiled functions and the naive baselines so
 // that every variant accepts and rejects exactly the same calls.
-#include <kstream/impl/checks.hpp>
-
 #include <Kokkos_Core.hpp>
-
+#include <kstream/impl/checks.hpp>
 #include <type_traits>
 
 namespace kstream::impl {

@@ -2,7 +2,6 @@
 // A minimal device-friendly tuple for functors that hold one member per input (std::tuple is not usable in
 // device code on every backend).
 #include <Kokkos_Core.hpp>
-
 #include <cstddef>
 #include <utility>
 

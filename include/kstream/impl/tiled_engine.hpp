@@ -9,14 +9,12 @@
 // Every tile but the last runs without bounds checks; the last one checks each pack against body_packs (the tail
 // guard, the mask of a Triton kernel). Head and tail scalars are done by the last team, one element per thread.
 // When a view is strided or the views are not equally aligned, the same engine runs with W = 1 and strides.
-#include <kstream/impl/slots.hpp>
-#include <kstream/tiling.hpp>
-
 #include <Kokkos_Core.hpp>
-
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <kstream/impl/slots.hpp>
+#include <kstream/tiling.hpp>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -44,28 +42,16 @@ struct Partition {
   std::int64_t tail;
 };
 
-/// How packed inputs are read. `plain`: ordinary 16-byte loads through a pointer. `read_only`: through an
-/// unmanaged Kokkos::View of packs with MemoryTraits<RandomAccess>, which Kokkos' CUDA backend reads with
-/// __ldg (the read-only data path); other backends ignore the trait.
-enum class Loads { plain, read_only };
-
-template <class ExecSpace, class T, int Width>
-using ReadOnlyPacks = Kokkos::View<const Pack<T, Width>*, typename ExecSpace::memory_space,
-                                   Kokkos::MemoryTraits<Kokkos::Unmanaged | Kokkos::RandomAccess>>;
-
-template <class ExecSpace, int Width, int PacksInFlight, Loads InputLoads, class Op, class OutT, class... InTs>
+template <class ExecSpace, int Width, int PacksInFlight, class Op, class OutT, class... InTs>
 struct TiledFunctor {
   using Seq = std::index_sequence_for<InTs...>;
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   using InputStreams = Slots<Seq, Stream<const InTs>...>;
   using InputPacks = Slots<Seq, Pack<InTs, Width>...>;
-  using InputPackViews = Slots<Seq, ReadOnlyPacks<ExecSpace, InTs, Width>...>;
-  static constexpr bool read_only_packs = InputLoads == Loads::read_only && Width > 1;
 
   Op op;
   Stream<OutT> out;
   InputStreams in;
-  InputPackViews in_packs;  // the packed bodies of the inputs (default-constructed unless read_only_packs)
   Partition part;
   std::int64_t tile_packs;
   int chunks_per_thread;
@@ -111,8 +97,6 @@ struct TiledFunctor {
     using T = std::remove_const_t<std::remove_reference_t<decltype(*s.data)>>;
     if constexpr (Width == 1) {
       return Pack<T, 1>{{s.data[p * s.stride]}};
-    } else if constexpr (read_only_packs) {
-      return Pack<T, Width>(get<I>(in_packs)(p));
     } else {
       return *reinterpret_cast<const Pack<T, Width>*>(s.data + part.head + p * Width);
     }
@@ -159,54 +143,43 @@ Stream<const std::remove_const_t<typename View::value_type>> input_stream(const 
   return {v.data(), std::int64_t(v.stride(0))};
 }
 
-template <class ExecSpace, int Width, Loads InputLoads, class View>
-auto input_packs(const View& v, const Partition& part) {
-  using T = std::remove_const_t<typename View::value_type>;
-  using Packs = ReadOnlyPacks<ExecSpace, T, Width>;
-  if constexpr (InputLoads == Loads::read_only && Width > 1) {
-    return Packs(reinterpret_cast<const Pack<T, Width>*>(v.data() + part.head), part.body_packs);
-  } else {
-    return Packs();
-  }
-}
-
-template <class ExecSpace, int Width, int PacksInFlight, Loads InputLoads, class OutView, class Op, class... InViews>
-void launch(const char* label, const ExecSpace& exec, const TileShape& shape, const Partition& part,
-            const OutView& out, const Op& op, const InViews&... ins) {
-  using Functor = TiledFunctor<ExecSpace, Width, PacksInFlight, InputLoads, Op, typename OutView::value_type,
+template <class ExecSpace, int Width, int PacksInFlight, class OutView, class Op, class... InViews>
+void launch(const char* label, const ExecSpace& exec, const TileShape& shape, const Partition& part, const OutView& out,
+            const Op& op, const InViews&... ins) {
+  using Functor = TiledFunctor<ExecSpace, Width, PacksInFlight, Op, typename OutView::value_type,
                                std::remove_const_t<typename InViews::value_type>...>;
   const std::int64_t tile_packs = shape.tile_packs();
   const std::int64_t league = std::max<std::int64_t>(1, (part.body_packs + tile_packs - 1) / tile_packs);
   if (league > INT_MAX)
     throw std::length_error(std::string(label) + ": " + std::to_string(out.extent(0)) +
                             " elements need more teams than a TeamPolicy holds; use a larger tile shape");
-  Functor functor{op,
-                  output_stream(out),
-                  {{input_stream(ins)}...},
-                  {{input_packs<ExecSpace, Width, InputLoads>(ins, part)}...},
-                  part,
-                  tile_packs,
-                  shape.chunks_per_thread,
+  Functor functor{op,         output_stream(out), {{input_stream(ins)}...}, part, tile_packs, shape.chunks_per_thread,
                   int(league)};
   if (shape != default_tile_shape<ExecSpace>()) {  // a default shape is known to fit; others are checked first
-    const int team_size_max = Kokkos::TeamPolicy<ExecSpace>(exec, int(league), Kokkos::AUTO)
-                                  .team_size_max(functor, Kokkos::ParallelForTag());
+    const int team_size_max =
+        Kokkos::TeamPolicy<ExecSpace>(exec, int(league), Kokkos::AUTO).team_size_max(functor, Kokkos::ParallelForTag());
     if (shape.team_size > team_size_max)
-      throw std::invalid_argument(std::string(label) + ": invalid tile shape: team_size = " + std::to_string(shape.team_size) +
+      throw std::invalid_argument(std::string(label) +
+                                  ": invalid tile shape: team_size = " + std::to_string(shape.team_size) +
                                   " exceeds this execution space's maximum of " + std::to_string(team_size_max));
   }
   Kokkos::parallel_for(label, Kokkos::TeamPolicy<ExecSpace>(exec, int(league), shape.team_size), functor);
 }
 
-template <class ExecSpace, int Width, Loads InputLoads, class OutView, class Op, class... InViews>
-void dispatch_packs_in_flight(const char* label, const ExecSpace& exec, const TileShape& shape,
-                              const Partition& part, const OutView& out, const Op& op, const InViews&... ins) {
+template <class ExecSpace, int Width, class OutView, class Op, class... InViews>
+void dispatch_packs_in_flight(const char* label, const ExecSpace& exec, const TileShape& shape, const Partition& part,
+                              const OutView& out, const Op& op, const InViews&... ins) {
   switch (shape.packs_in_flight) {
-    case 1: return launch<ExecSpace, Width, 1, InputLoads>(label, exec, shape, part, out, op, ins...);
-    case 2: return launch<ExecSpace, Width, 2, InputLoads>(label, exec, shape, part, out, op, ins...);
-    case 4: return launch<ExecSpace, Width, 4, InputLoads>(label, exec, shape, part, out, op, ins...);
-    case 8: return launch<ExecSpace, Width, 8, InputLoads>(label, exec, shape, part, out, op, ins...);
-    default: validate(shape, label);  // throws
+    case 1:
+      return launch<ExecSpace, Width, 1>(label, exec, shape, part, out, op, ins...);
+    case 2:
+      return launch<ExecSpace, Width, 2>(label, exec, shape, part, out, op, ins...);
+    case 4:
+      return launch<ExecSpace, Width, 4>(label, exec, shape, part, out, op, ins...);
+    case 8:
+      return launch<ExecSpace, Width, 8>(label, exec, shape, part, out, op, ins...);
+    default:
+      validate(shape, label);  // throws
   }
 }
 
@@ -219,9 +192,9 @@ constexpr int pack_width() {
 }
 
 /// Checks nothing (the callers do); picks packed or strided path and launches. n == 0 launches nothing.
-template <class ExecSpace, Loads InputLoads = Loads::plain, class OutView, class Op, class... InViews>
-void tiled_transform(const char* label, const ExecSpace& exec, const TileShape& shape, const OutView& out,
-                     const Op& op, const InViews&... ins) {
+template <class ExecSpace, class OutView, class Op, class... InViews>
+void tiled_transform(const char* label, const ExecSpace& exec, const TileShape& shape, const OutView& out, const Op& op,
+                     const InViews&... ins) {
   validate(shape, label);
   const std::int64_t n = std::int64_t(out.extent(0));
   if (n == 0) return;
@@ -229,16 +202,16 @@ void tiled_transform(const char* label, const ExecSpace& exec, const TileShape& 
   constexpr int width = pack_width<OutT, typename InViews::value_type...>();
   if constexpr (width > 1) {
     const std::uintptr_t misalignment = address_of(out) % pack_bytes;
-    const bool packable = out.stride(0) == 1 && ((ins.stride(0) == 1) && ...) &&
-                          ((address_of(ins) % pack_bytes == misalignment) && ...);
+    const bool packable =
+        out.stride(0) == 1 && ((ins.stride(0) == 1) && ...) && ((address_of(ins) % pack_bytes == misalignment) && ...);
     if (packable) {
       const std::int64_t head = std::min<std::int64_t>(n, ((pack_bytes - misalignment) % pack_bytes) / sizeof(OutT));
       const std::int64_t body_packs = (n - head) / width;
       const Partition part{head, body_packs, n - head - body_packs * width};
-      return dispatch_packs_in_flight<ExecSpace, width, InputLoads>(label, exec, shape, part, out, op, ins...);
+      return dispatch_packs_in_flight<ExecSpace, width>(label, exec, shape, part, out, op, ins...);
     }
   }
-  dispatch_packs_in_flight<ExecSpace, 1, Loads::plain>(label, exec, shape, Partition{0, n, 0}, out, op, ins...);
+  dispatch_packs_in_flight<ExecSpace, 1>(label, exec, shape, Partition{0, n, 0}, out, op, ins...);
 }
 
 }  // namespace kstream::impl
