@@ -234,10 +234,8 @@ std::string read_cpu_model() {
   return "unknown";
 }
 
-void add_context(int argc, char** argv) {
+void add_context(const std::string& command) {
   for (const auto& [key, value] : kstream::configuration()) benchmark::AddCustomContext("kstream." + key, value);
-  std::string command;
-  for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(argv[i]);
   benchmark::AddCustomContext("kstream.command", command);
   const char* commit = std::getenv("KSTREAM_GIT_COMMIT");
   benchmark::AddCustomContext("kstream.commit", commit && *commit ? commit : "unknown");
@@ -286,11 +284,13 @@ void parse_flags(int& argc, char** argv) {
 
 int main(int argc, char** argv) {
   using namespace kstream::bench;
+  std::string command;  // as typed, before Kokkos and Google Benchmark take their flags out of argv
+  for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(argv[i]);
   Kokkos::ScopeGuard kokkos(argc, argv);
   parse_flags(argc, argv);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  add_context(argc, argv);
+  add_context(command);
 #if defined(KOKKOS_ENABLE_CUDA)
   register_backend<Kokkos::Cuda>();
   warm_up<Kokkos::Cuda>();

@@ -20,7 +20,10 @@ KSTREAM = "tiled"
 BASELINE = "naive"
 COPY_VARIANTS = ("kokkos_deep_copy", "cudaMemcpy", "omp_for")
 # Fusion: (op, fused variant, unfused variant, arrays the unfused one moves / arrays the fused one moves).
-FUSION = [("fma", "tiled", "unfused_naive", 6 / 4), ("chain", "fused_tiled", "separate_naive", 10 / 4)]
+FUSION = [("fma", "naive", "unfused_naive", 6 / 4), ("fma", "tiled", "unfused_naive", 6 / 4),
+          ("chain", "fused_naive", "separate_naive", 10 / 4), ("chain", "fused_tiled", "separate_naive", 10 / 4)]
+FUSION_MIN_N = 1 << 20  # below this, launch overhead, not bytes, sets the time
+LAUNCH_FLOOR_N = 4096
 
 
 def load(path):
@@ -30,6 +33,7 @@ def load(path):
         raise ValueError(f"{path}: not a Google Benchmark JSON file (no 'benchmarks'/'context')")
     samples = defaultdict(list)
     medians = {}
+    per_call = {}
     for b in data["benchmarks"]:
         name = b.get("run_name", b["name"])
         parts = name.split("/")
@@ -45,19 +49,22 @@ def load(path):
         if b.get("run_type") == "aggregate":
             if b.get("aggregate_name") == "median":
                 medians[key] = (gbps, b.get("real_time"), b.get("time_unit"))
+                if "us_per_call" in b:
+                    per_call[key] = b["us_per_call"]
         else:
-            samples[key].append((gbps, b.get("real_time"), b.get("time_unit")))
+            samples[key].append((gbps, b.get("real_time"), b.get("time_unit"), b.get("us_per_call")))
     rows = dict(medians)
     for key, values in samples.items():
         if key not in rows:
             values = sorted(values)
-            rows[key] = values[len(values) // 2]
-    return {"path": path, "context": data["context"], "rows": rows}
+            rows[key] = values[len(values) // 2][:3]
+            per_call.setdefault(key, values[len(values) // 2][3])
+    return {"path": path, "context": data["context"], "rows": rows, "per_call": per_call}
 
 
 def describe_source(src, index):
     c = src["context"]
-    device = c.get("kstream.gpu") or c.get("kstream.cpu_model") or "?"
+    device = ", ".join(x for x in (c.get("kstream.gpu"), c.get("kstream.cpu_model")) if x) or "?"
     lines = [f"**[{index}] `{os.path.basename(src['path'])}`**: {c.get('date', '?')} on `{c.get('host_name', '?')}`,"
              f" {device}"]
     facts = []
@@ -133,6 +140,33 @@ def table(sources, backend, typ, op, variants, peaks):
             cells.append(fmt(100 * tiled[0] / peaks[backend], 1) if tiled else "–")
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def launch_floor(sources):
+    """Per-call time at the smallest sizes, where launching, not moving bytes, is the cost."""
+    lines = []
+    for i, src in enumerate(sources, 1):
+        rows = {k: v for k, v in src["rows"].items() if k[4] == LAUNCH_FLOOR_N and k[2] in ("add", "fma", "empty")}
+        empty = {k[3]: v for k, v in rows.items() if k[2] == "empty"}
+        if not empty:
+            continue
+        floor = empty.get("kokkos_team")
+        native = empty.get("cuda_kernel")
+        lines += [f"## Launch floor at n = {LAUNCH_FLOOR_N:,} (source [{i}])", "",
+                  "Per-call time of back-to-back calls (events around a batch). The empty kernels launch the same "
+                  "grid as kstream's add there: `kokkos_team` is an empty Kokkos TeamPolicy kernel (Kokkos' own launch "
+                  "path), `cuda_kernel` an empty CUDA kernel.", "",
+                  "| op | type | variant | us per call | / empty Kokkos kernel | / empty CUDA kernel |",
+                  "|---|---|---|---|---|---|"]
+        for (backend, typ, op, variant, n), (gbps, real_time, unit) in sorted(rows.items()):
+            us = src["per_call"].get((backend, typ, op, variant, n))
+            if us is None:
+                continue
+            f = fmt(ratio(us, src["per_call"].get((backend, "float", "empty", "kokkos_team", n))), 2)
+            c = fmt(ratio(us, src["per_call"].get((backend, "float", "empty", "cuda_kernel", n))), 2)
+            lines.append(f"| {op} | {typ} | {variant} | {us:.2f} | {f}x | {c}x |")
+        lines.append("")
+    return lines
 
 
 def plot(groups_, out_dir, typ):
@@ -219,6 +253,8 @@ def main(argv=None):
             if op != fop or fused not in variants or unfused not in variants:
                 continue
             for n in sorted(variants[fused]):
+                if n < FUSION_MIN_N:
+                    continue
                 f, u = variants[fused][n], variants[unfused].get(n)
                 if u and f[1] == u[1]:
                     fusion_rows.append(f"| {backend} | {typ} | {op}: {fused} vs {unfused} | {n:,} | "
@@ -228,10 +264,15 @@ def main(argv=None):
                 "Speedup of the fused kernel over the same computation as separate kernels (the intermediate "
                 "results going through memory), measured in one run, beside the speedup predicted from bytes "
                 "moved (unfused fma: a multiply kernel, 3 arrays, then an add kernel, 3 arrays = 6 vs 4; chain "
-                "out = 3x + 0.5y + z as 4 one-operation kernels = 10 arrays vs 4).", "",
+                "out = 3x + 0.5y + z as 4 one-operation kernels = 10 arrays vs 4), for n >= 2^20. naive vs "
+                "unfused/separate naive isolates fusion (same kernel style); tiled vs them adds the tiled "
+                "engine's own gain.", "",
                 "| backend | type | comparison | n | measured | predicted |", "|---|---|---|---|---|---|"]
         out += fusion_rows + [""]
+    out += launch_floor(sources)
     for (backend, typ, op) in sorted(g, key=lambda k: (k[0], k[1] != "float", k[1], k[2])):
+        if op == "empty":
+            continue  # in the launch-floor section
         out += [f"## {op}, {typ}, {backend}", "", table(sources, backend, typ, op, g[(backend, typ, op)], peaks), ""]
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as f:

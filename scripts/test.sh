@@ -3,7 +3,7 @@
 # (ASan + UBSan, OpenMP) configurations, then the report script's test. Works on a fresh Debian 12 machine:
 # the first run makes the toolchain root (scripts/toolchain.sh, about a minute), later runs reuse it.
 #
-#   scripts/test.sh                       # serial openmp asan, then the report script
+#   scripts/test.sh                       # serial openmp asan, then the Python scripts
 #   KSTREAM_TEST_PRESETS="openmp" scripts/test.sh
 #   Kokkos_ROOT=/path/to/kokkos scripts/test.sh    # your own Kokkos, no toolchain root (preset "openmp")
 #
@@ -48,10 +48,10 @@ for preset in $presets; do
   count_ctest "$log_dir/$preset.log"
 done
 
-# The report script, on Debian's python3 with matplotlib (outside the root: it reads results, builds nothing).
-kstream_log "report script test"
+# The Python scripts (report.py, triton_compare.py), on Debian's python3 with matplotlib (outside the root: it reads results, builds nothing).
+kstream_log "script tests"
 python=$(kstream_report_python)
-if "$python" tests/test_report.py 2>&1 | tee "$log_dir/report.log"; then
+if "$python" tests/test_scripts.py 2>&1 | tee "$log_dir/scripts.log"; then
   passed=$((passed + 1))
 else
   failed=$((failed + 1))

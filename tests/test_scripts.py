@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Tests of scripts/report.py on small fixture result files (tests/fixtures/report_*.json)."""
+"""Tests of the Python scripts: report.py on small fixture result files (tests/fixtures/report_*.json), and
+triton_compare.py's one-line refusal on a machine without torch, triton or a GPU."""
 import os
 import subprocess
 import sys
@@ -8,6 +9,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPORT = os.path.join(HERE, "..", "scripts", "report.py")
+TRITON_COMPARE = os.path.join(HERE, "..", "scripts", "triton_compare.py")
 FIXTURES = os.path.join(HERE, "fixtures")
 
 
@@ -76,6 +78,20 @@ class ReportTest(unittest.TestCase):
         result = run(os.path.join(FIXTURES, "report_cuda.json"), "--out", self.out, "--peak", "Cuda")
         self.assertNotEqual(result.returncode, 0)
         self.assertIn("--peak takes BACKEND=GB/s", result.stderr)
+
+
+class TritonCompareTest(unittest.TestCase):
+    def test_without_a_gpu_stack_it_says_so_in_one_line(self):
+        # No GPU is visible with CUDA_VISIBLE_DEVICES empty, so this holds on a GPU machine too; without torch
+        # or triton the refusal names the missing package instead.
+        env = dict(os.environ, CUDA_VISIBLE_DEVICES="")
+        result = subprocess.run([sys.executable, TRITON_COMPARE, "--check-only"], capture_output=True, text=True,
+                                env=env)
+        self.assertEqual(result.returncode, 2)
+        lines = result.stderr.strip().splitlines()
+        self.assertEqual(len(lines), 1, result.stderr)
+        self.assertTrue(lines[0].startswith("triton_compare: "), lines[0])
+        self.assertNotIn("Traceback", result.stderr)
 
 
 if __name__ == "__main__":
