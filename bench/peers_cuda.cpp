@@ -1,6 +1,7 @@
 // Native CUDA peers on the same storage and stream as the Kokkos variants: a plain one-element-per-thread
 // kernel, cub::DeviceTransform (CCCL, shipped with the CUDA toolkit), cudaMemcpy device to device, and the
 // launch floor (an empty CUDA kernel against an empty Kokkos TeamPolicy kernel of the same grid).
+#include <kstream/impl/elementwise_ops.hpp>  // the same operations as kstream: only the kernels differ
 #include <kstream/tiling.hpp>
 
 #include "bench_support.hpp"
@@ -27,19 +28,6 @@ __global__ void fma_kernel(const T* __restrict__ a, const T* __restrict__ b, con
 
 __global__ void empty_kernel() {}
 
-struct CubAdd {
-  template <class T>
-  __device__ T operator()(T x, T y) const {
-    return x + y;
-  }
-};
-struct CubFma {
-  template <class T>
-  __device__ T operator()(T a, T b, T c) const {
-    return ::fma(a, b, c);
-  }
-};
-
 struct EmptyTeamFunctor {
   KOKKOS_INLINE_FUNCTION void operator()(const Kokkos::TeamPolicy<Kokkos::Cuda>::member_type&) const {}
 };
@@ -65,11 +53,11 @@ void add_peers(std::vector<Variant<Kokkos::Cuda, T>>& variants) {
                       }});
   variants.push_back({Op::add, "cub_transform", [=](const O& o) {
                         cub::DeviceTransform::Transform(::cuda::std::make_tuple(o.x.data(), o.y.data()), o.out.data(),
-                                                        o.n, CubAdd{}, stream());
+                                                        o.n, impl::Plus{}, stream());
                       }});
   variants.push_back({Op::fma, "cub_transform", [=](const O& o) {
                         cub::DeviceTransform::Transform(::cuda::std::make_tuple(o.x.data(), o.y.data(), o.z.data()),
-                                                        o.out.data(), o.n, CubFma{}, stream());
+                                                        o.out.data(), o.n, impl::FusedMultiplyAdd{}, stream());
                       }});
   if constexpr (std::is_same_v<T, float>) {
     // The launch floor at n = 4096 floats: kstream's add launches 4 teams of 128 there; both empty kernels

@@ -77,6 +77,14 @@ std::string run_case(const ElementwiseCase<Arity>& c, Launch&& launch, Reference
   return detail::run_case<C>(c, launch, reference, std::make_index_sequence<Arity>{});
 }
 
+/// Runs one case through a tiled and a naive launch against the same reference; "" when both are right.
+template <class C, std::size_t Arity, class Tiled, class Naive, class Reference>
+std::string run_tiled_and_naive(const ElementwiseCase<Arity>& c, Tiled&& tiled, Naive&& naive, Reference&& reference) {
+  const std::string tiled_error = run_case<C>(c, tiled, reference);
+  const std::string naive_error = run_case<C>(c, naive, reference);
+  return (tiled_error.empty() ? "" : "tiled: " + tiled_error) + (naive_error.empty() ? "" : " naive: " + naive_error);
+}
+
 /// Placements worth testing for every operation: aligned, equally offset (packed body with a scalar head),
 /// unequally offset (scalar path), strided.
 template <std::size_t Arity>

@@ -19,12 +19,10 @@ T reference_add(T x, T y) {
 // Tiled and naive through one signature, so every case runs on both.
 template <class C>
 std::string run_both(const ElementwiseCase<2>& c) {
-  using T = typename C::value_type;
-  const std::string tiled = run_case<C>(
-      c, [](auto exec, auto out, auto x, auto y) { kstream::add(exec, x, y, out); }, reference_add<T>);
-  const std::string naive = run_case<C>(
-      c, [](auto exec, auto out, auto x, auto y) { kstream::naive::add(exec, x, y, out); }, reference_add<T>);
-  return (tiled.empty() ? "" : "tiled: " + tiled) + (naive.empty() ? "" : " naive: " + naive);
+  return run_tiled_and_naive<C>(
+      c, [](auto exec, auto out, auto x, auto y) { kstream::add(exec, x, y, out); },
+      [](auto exec, auto out, auto x, auto y) { kstream::naive::add(exec, x, y, out); },
+      reference_add<typename C::value_type>);
 }
 
 TYPED_TEST(AddTest, EdgeSizesAtEveryPlacement) {

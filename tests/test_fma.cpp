@@ -19,13 +19,10 @@ T reference_fma(T a, T b, T c) {
 
 template <class C>
 std::string run_both(const ElementwiseCase<3>& c) {
-  using T = typename C::value_type;
-  const std::string tiled = run_case<C>(
-      c, [](auto exec, auto out, auto a, auto b, auto cc) { kstream::fma(exec, a, b, cc, out); }, reference_fma<T>);
-  const std::string naive = run_case<C>(
-      c, [](auto exec, auto out, auto a, auto b, auto cc) { kstream::naive::fma(exec, a, b, cc, out); },
-      reference_fma<T>);
-  return (tiled.empty() ? "" : "tiled: " + tiled) + (naive.empty() ? "" : " naive: " + naive);
+  return run_tiled_and_naive<C>(
+      c, [](auto exec, auto out, auto a, auto b, auto cc) { kstream::fma(exec, a, b, cc, out); },
+      [](auto exec, auto out, auto a, auto b, auto cc) { kstream::naive::fma(exec, a, b, cc, out); },
+      reference_fma<typename C::value_type>);
 }
 
 TYPED_TEST(FmaTest, EqualsStdFmaAtEdgeSizesAndEveryPlacement) {

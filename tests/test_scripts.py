@@ -63,6 +63,12 @@ class ReportTest(unittest.TestCase):
         row = next(line for line in text.splitlines() if "chain: fused_tiled vs separate_naive" in line)
         self.assertIn("| 2.50x | 2.50x |", row)  # 80 / 32 measured, 10 / 4 predicted
 
+    def test_launch_floor_compares_per_call_times(self):
+        text, _ = self.report("report_cuda.json")
+        section = text.split("## Launch floor at n = 4,096")[1].split("## ")[0]
+        row = next(line for line in section.splitlines() if "| add | float | tiled |" in line)
+        self.assertIn("| 4.20 | 1.05x | 1.31x |", row)  # 4.2 us against empty Kokkos 4.0 and empty CUDA 3.2
+
     def test_failed_benchmarks_are_reported_not_tabled(self):
         text, result = self.report("report_cuda.json")
         self.assertIn("validation failed", result.stderr)

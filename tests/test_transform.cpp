@@ -32,7 +32,7 @@ struct WidenMultiply {  // float x float is exact in double
 
 template <class C, std::size_t Arity, class Op, class Reference>
 std::string run_both(const ElementwiseCase<Arity>& c, Op op, Reference reference, const TileShape* shape = nullptr) {
-  const std::string tiled = run_case<C>(
+  return run_tiled_and_naive<C>(
       c,
       [&](auto exec, auto out, auto... ins) {
         if (shape)
@@ -40,10 +40,7 @@ std::string run_both(const ElementwiseCase<Arity>& c, Op op, Reference reference
         else
           kstream::transform(exec, out, op, ins...);
       },
-      reference);
-  const std::string naive = run_case<C>(
-      c, [&](auto exec, auto out, auto... ins) { kstream::naive::transform(exec, out, op, ins...); }, reference);
-  return (tiled.empty() ? "" : "tiled: " + tiled) + (naive.empty() ? "" : " naive: " + naive);
+      [&](auto exec, auto out, auto... ins) { kstream::naive::transform(exec, out, op, ins...); }, reference);
 }
 
 TYPED_TEST(TransformTest, UnaryAtEdgeSizesAndEveryPlacement) {

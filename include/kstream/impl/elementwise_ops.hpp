@@ -22,9 +22,11 @@ struct FusedMultiplyAdd {
   }
 };
 
+// Const-ness is left to static_check_views, which names it ("the output view must not be const").
 template <class OutView, class... InViews>
-constexpr bool same_value_types =
-    (std::is_same_v<std::remove_const_t<typename InViews::value_type>, typename OutView::value_type> && ...);
+constexpr bool same_value_types = (std::is_same_v<std::remove_const_t<typename InViews::value_type>,
+                                                  std::remove_const_t<typename OutView::value_type>> &&
+                                   ...);
 
 template <class ExecSpace, class XView, class YView, class OutView>
 void check_add(const XView& x, const YView& y, const OutView& out) {
