@@ -22,26 +22,40 @@ struct Case {
   using value_type = T;
 };
 
-// One ::testing::Types entry per enabled backend and value type.
-#define KSTREAM_CASES_FOR(Space) Case<Space, float>, Case<Space, double>
-#if defined(KOKKOS_ENABLE_SERIAL) && defined(KOKKOS_ENABLE_OPENMP) && defined(KOKKOS_ENABLE_CUDA)
-using AllCases = ::testing::Types<KSTREAM_CASES_FOR(Kokkos::Serial), KSTREAM_CASES_FOR(Kokkos::OpenMP),
-                                  KSTREAM_CASES_FOR(Kokkos::Cuda)>;
-#elif defined(KOKKOS_ENABLE_OPENMP) && defined(KOKKOS_ENABLE_CUDA)
-using AllCases = ::testing::Types<KSTREAM_CASES_FOR(Kokkos::OpenMP), KSTREAM_CASES_FOR(Kokkos::Cuda)>;
-#elif defined(KOKKOS_ENABLE_SERIAL) && defined(KOKKOS_ENABLE_OPENMP)
-using AllCases = ::testing::Types<KSTREAM_CASES_FOR(Kokkos::Serial), KSTREAM_CASES_FOR(Kokkos::OpenMP)>;
-#elif defined(KOKKOS_ENABLE_SERIAL) && defined(KOKKOS_ENABLE_CUDA)
-using AllCases = ::testing::Types<KSTREAM_CASES_FOR(Kokkos::Serial), KSTREAM_CASES_FOR(Kokkos::Cuda)>;
-#elif defined(KOKKOS_ENABLE_CUDA)
-using AllCases = ::testing::Types<KSTREAM_CASES_FOR(Kokkos::Cuda)>;
-#elif defined(KOKKOS_ENABLE_OPENMP)
-using AllCases = ::testing::Types<KSTREAM_CASES_FOR(Kokkos::OpenMP)>;
-#elif defined(KOKKOS_ENABLE_SERIAL)
-using AllCases = ::testing::Types<KSTREAM_CASES_FOR(Kokkos::Serial)>;
+template <class... Lists>
+struct Concat;
+template <class... A>
+struct Concat<::testing::Types<A...>> {
+  using type = ::testing::Types<A...>;
+};
+template <class... A, class... B, class... Rest>
+struct Concat<::testing::Types<A...>, ::testing::Types<B...>, Rest...> {
+  using type = typename Concat<::testing::Types<A..., B...>, Rest...>::type;
+};
+
+template <class Space>
+using CasesFor = ::testing::Types<Case<Space, float>, Case<Space, double>>;
+#if defined(KOKKOS_ENABLE_SERIAL)
+using SerialCases = CasesFor<Kokkos::Serial>;
 #else
+using SerialCases = ::testing::Types<>;
+#endif
+#if defined(KOKKOS_ENABLE_OPENMP)
+using OpenMPCases = CasesFor<Kokkos::OpenMP>;
+#else
+using OpenMPCases = ::testing::Types<>;
+#endif
+#if defined(KOKKOS_ENABLE_CUDA)
+using CudaCases = CasesFor<Kokkos::Cuda>;
+#else
+using CudaCases = ::testing::Types<>;
+#endif
+#if !defined(KOKKOS_ENABLE_SERIAL) && !defined(KOKKOS_ENABLE_OPENMP) && !defined(KOKKOS_ENABLE_CUDA)
 #error "kstream tests need the Serial, OpenMP or Cuda backend of Kokkos"
 #endif
+
+/// Every test is instantiated once per enabled backend and value type.
+using AllCases = typename Concat<SerialCases, OpenMPCases, CudaCases>::type;
 
 /// Test names show the backend and the type: "Cuda_float".
 struct CaseNames {
