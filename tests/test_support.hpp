@@ -122,7 +122,6 @@ class GuardedOperand {
   }
 
   std::int64_t size() const { return n_; }
-  const Placement& placement() const { return place_; }
 
   static bool same_value(T a, T b) {
     if (std::isnan(a) && std::isnan(b)) return true;
