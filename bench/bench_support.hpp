@@ -83,6 +83,12 @@ KOKKOS_INLINE_FUNCTION T expected_value(Op op, std::int64_t i) {
   return T(0);
 }
 
+/// A backend whose memory the host cannot read (the GPU): it gets GPU tile shapes, device memory sizing and a
+/// warm-up before timing.
+template <class Exec>
+inline constexpr bool is_device_backend =
+    !Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible;
+
 template <class Exec, class T>
 using Vec = Kokkos::View<T*, typename Exec::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 

@@ -80,7 +80,7 @@ std::vector<Variant<Exec, T>> variants() {
        }},
   };
   if (settings().tuning) {
-    const bool gpu = Exec().concurrency() > 4096;
+    constexpr bool gpu = is_device_backend<Exec>;
     const std::vector<int> teams = gpu ? std::vector<int>{64, 128, 256, 512} : std::vector<int>{1};
     for (const int team : teams) {
       for (const int packs : supported_packs_in_flight) {
@@ -169,8 +169,7 @@ std::int64_t memory_bytes_for(bool device) {
 /// (six arrays of T in at most 60 % of the backend's memory).
 template <class Exec, class T>
 std::vector<std::int64_t> sizes() {
-  const bool device = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible;
-  std::int64_t cap = std::int64_t(0.6 * double(memory_bytes_for(device)) / (6.0 * sizeof(T)));
+  std::int64_t cap = std::int64_t(0.6 * double(memory_bytes_for(is_device_backend<Exec>)) / (6.0 * sizeof(T)));
   if (settings().max_n > 0) cap = std::min(cap, settings().max_n);
   std::vector<std::int64_t> list;
   for (int log2 = 10; log2 <= 28; log2 += 2)
@@ -210,7 +209,7 @@ void register_backend(const char* type_name) {
 /// benchmarks are not measured on an idle, slowly clocked device.
 template <class Exec>
 void warm_up() {
-  if (Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible) return;
+  if constexpr (!is_device_backend<Exec>) return;
   Kokkos::View<float*, typename Exec::memory_space> a("warm_up_a", std::int64_t(1) << 28), b("warm_up_b", a.extent(0));
   Timer<Exec> timer;
   double elapsed = 0;

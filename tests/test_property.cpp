@@ -56,7 +56,7 @@ TileShape random_shape(std::mt19937_64& rng) {
   using Exec = typename C::execution_space;
   if (rng() % 2 == 0) return default_tile_shape<Exec>();
   const int packs = supported_packs_in_flight[rng() % 4];
-  const bool gpu = Exec().concurrency() > 4096;
+  constexpr bool gpu = on_device<C>;
   const int team = gpu ? int(32 << (rng() % 4)) : 1;
   return TileShape{team, packs, int(1 + rng() % 4)};
 }

@@ -57,6 +57,10 @@ using CudaCases = ::testing::Types<>;
 /// Every test is instantiated once per enabled backend and value type.
 using AllCases = typename Concat<SerialCases, OpenMPCases, CudaCases>::type;
 
+/// A backend whose memory the host cannot read (the GPU): tile shapes with GPU team sizes apply to it.
+template <class C>
+inline constexpr bool on_device = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename C::memory_space>::accessible;
+
 /// Test names show the backend and the type: "Cuda_float".
 struct CaseNames {
   template <class C>

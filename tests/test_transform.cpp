@@ -79,8 +79,7 @@ TYPED_TEST(TransformTest, PropagatesNanAndInfinity) {
 // Every supported packs_in_flight, several team sizes and chunk counts: the arithmetic of tiles must hold for
 // any shape, not only the default.
 TYPED_TEST(TransformTest, AnyValidTileShape) {
-  using Exec = typename TypeParam::execution_space;
-  const bool gpu = Exec().concurrency() > 4096;
+  constexpr bool gpu = on_device<TypeParam>;
   std::vector<TileShape> shapes;
   for (const int packs : kstream::supported_packs_in_flight) {
     if (gpu) {
