@@ -80,23 +80,20 @@ std::vector<Variant<Exec, T>> variants() {
        }},
   };
   if (settings().tuning) {
-    // GPU: team size x packs in flight x league (0: one team per tile; k: a persistent league of k waves).
-    // CPU: one thread per team; packs in flight x tile length x league.
+    // GPU: team size x packs in flight (one chunk: more work per thread only lost bandwidth on the H200,
+    // bench/results/2026-11-30_H200_cuda_tile_grid.json). CPU: one thread per team, packs x tile length.
     constexpr bool gpu = is_device_backend<Exec>;
     const std::vector<int> teams = gpu ? std::vector<int>{64, 128, 256, 512} : std::vector<int>{1};
+    const std::vector<int> packs_counts = gpu ? std::vector<int>{1, 2, 4} : std::vector<int>{1, 2, 4, 8};
     const std::vector<int> chunk_counts = gpu ? std::vector<int>{1} : std::vector<int>{64, 256, 1024};
-    const std::vector<int> wave_counts = gpu ? std::vector<int>{0, 1, 2, 4} : std::vector<int>{0, 1};
     for (const int team : teams) {
-      for (const int packs : supported_packs_in_flight) {
-        if (gpu && packs == 8) continue;  // 8 packs per input per thread never helped on the H200 (tile grid run)
+      for (const int packs : packs_counts) {
         for (const int chunks : chunk_counts) {
-          for (const int waves : wave_counts) {
-            const TileShape shape{team, packs, chunks, waves};
-            const std::string tag = "tiled_t" + std::to_string(team) + "_p" + std::to_string(packs) + "_c" +
-                                    std::to_string(chunks) + "_w" + std::to_string(waves);
-            list.push_back({Op::add, tag, [=](const O& o) { kstream::add(exec, o.x, o.y, o.out, shape); }});
-            list.push_back({Op::fma, tag, [=](const O& o) { kstream::fma(exec, o.x, o.y, o.z, o.out, shape); }});
-          }
+          const TileShape shape{team, packs, chunks};
+          const std::string tag =
+              "tiled_t" + std::to_string(team) + "_p" + std::to_string(packs) + "_c" + std::to_string(chunks);
+          list.push_back({Op::add, tag, [=](const O& o) { kstream::add(exec, o.x, o.y, o.out, shape); }});
+          list.push_back({Op::fma, tag, [=](const O& o) { kstream::fma(exec, o.x, o.y, o.z, o.out, shape); }});
         }
       }
     }

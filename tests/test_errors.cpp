@@ -87,7 +87,6 @@ TYPED_TEST(ErrorTest, BadTileShapesAreRejectedByField) {
       {{0, 2, 1}, "team_size = 0"},
       {{1, 3, 1}, "packs_in_flight = 3"},
       {{1, 2, 0}, "chunks_per_thread = 0"},
-      {{1, 2, 1, -1}, "max_waves = -1"},
       {{1 << 20, 1, 1}, "exceeds"},
   };
   for (const auto& [shape, expected] : bad) {

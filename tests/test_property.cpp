@@ -58,8 +58,7 @@ TileShape random_shape(std::mt19937_64& rng) {
   const int packs = supported_packs_in_flight[rng() % 4];
   constexpr bool gpu = on_device<C>;
   const int team = gpu ? int(32 << (rng() % 4)) : 1;
-  const int waves = int(rng() % 3);  // 0: one team per tile; 1, 2: a persistent league
-  return TileShape{team, packs, int(1 + rng() % 4), waves};
+  return TileShape{team, packs, int(1 + rng() % 4)};
 }
 
 template <class C>
@@ -70,7 +69,7 @@ std::string run_random_case(std::uint64_t seed) {
   const bool naive = rng() % 4 == 0;
   const std::string shape_text = " shape{" + std::to_string(shape.team_size) + "," +
                                  std::to_string(shape.packs_in_flight) + "," + std::to_string(shape.chunks_per_thread) +
-                                 "," + std::to_string(shape.max_waves) + "}" + (naive ? " naive" : " tiled");
+                                 "}" + (naive ? " naive" : " tiled");
   auto report = [&](const std::string& op, const std::string& error, const std::string& described) {
     return error.empty() ? std::string() : op + " " + described + shape_text + ": " + error;
   };

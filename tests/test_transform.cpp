@@ -103,23 +103,6 @@ TYPED_TEST(TransformTest, AnyValidTileShape) {
   }
 }
 
-// A persistent league (max_waves > 0) smaller than the number of tiles: every team walks several tiles, the
-// guarded last tile and the head/tail scalars included, on the packed and on the strided path.
-TYPED_TEST(TransformTest, PersistentLeagueWalksEveryTile) {
-  using Exec = typename TypeParam::execution_space;
-  constexpr bool gpu = on_device<TypeParam>;
-  for (const int waves : {1, 2}) {
-    const TileShape shape{gpu ? 32 : 1, 2, 1, waves};
-    const std::int64_t league = std::max<std::int64_t>(1, Exec().concurrency() / shape.team_size) * waves;
-    const std::int64_t tile = shape.tile_packs() * (pack_bytes / std::int64_t(sizeof(typename TypeParam::value_type)));
-    const std::int64_t n = (2 * league + 1) * tile + 3;  // each team gets 2 or 3 tiles; the last one is partial
-    for (const auto& [inputs, out] : standard_placements<4>()) {
-      ElementwiseCase<4> c{.n = n, .inputs = inputs, .out = out};
-      EXPECT_EQ(run_both<TypeParam>(c, FmaPlus{}, FmaPlus{}, &shape), "") << c.describe() << " max_waves=" << waves;
-    }
-  }
-}
-
 // float inputs, double output: element sizes differ, so the engine takes its scalar path.
 TYPED_TEST(TransformTest, MixedValueTypes) {
   using M = typename TypeParam::memory_space;

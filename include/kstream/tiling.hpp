@@ -31,10 +31,6 @@ struct TileShape {
   int team_size;          ///< threads per team (the CUDA block size); 1 on CPU backends
   int packs_in_flight;    ///< independent packs each thread loads per input before storing: 1, 2, 4 or 8
   int chunks_per_thread;  ///< how many times a thread repeats that load-compute-store step within its tile
-  /// 0: one team per tile (the league covers every tile once). k > 0: a persistent league of at most
-  /// k x (teams the execution space runs at once = concurrency() / team_size) teams, each walking the tiles
-  /// league_rank, league_rank + league_size, ... (no team is retired and relaunched per tile).
-  int max_waves = 0;
 
   constexpr std::int64_t tile_packs() const { return std::int64_t(team_size) * packs_in_flight * chunks_per_thread; }
   friend constexpr bool operator==(const TileShape&, const TileShape&) = default;
@@ -64,7 +60,6 @@ inline void validate(const TileShape& shape, const char* where) {
   if (!supported) fail("packs_in_flight = " + std::to_string(shape.packs_in_flight) + " (must be 1, 2, 4 or 8)");
   if (shape.chunks_per_thread < 1)
     fail("chunks_per_thread = " + std::to_string(shape.chunks_per_thread) + " (must be >= 1)");
-  if (shape.max_waves < 0) fail("max_waves = " + std::to_string(shape.max_waves) + " (must be >= 0)");
 }
 
 }  // namespace kstream

@@ -5,8 +5,7 @@
 //
 //   | head (< W scalars) | body: body_packs packs of W elements, 16-byte aligned | tail (< W scalars) |
 //
-// The body is cut into tiles of tile_packs packs (see kstream/tiling.hpp for the arithmetic); team r runs tiles
-// r, r + league_size, ... (one tile per team unless the shape caps the league with max_waves).
+// The body is cut into tiles of tile_packs packs, one tile per team (see kstream/tiling.hpp for the arithmetic).
 // Every tile but the last runs without bounds checks; the last one checks each pack against body_packs (the tail
 // guard, the mask of a Triton kernel). Head and tail scalars are done by the last team, one element per thread.
 // When a view is strided or the views are not equally aligned, the same engine runs with W = 1 and strides.
@@ -55,20 +54,17 @@ struct TiledFunctor {
   InputStreams in;
   Partition part;
   std::int64_t tile_packs;
-  std::int64_t tiles;
   int chunks_per_thread;
   int league_size;
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+    const std::int64_t tile_first = std::int64_t(team.league_rank()) * tile_packs;
     const int rank = team.team_rank();
     const int team_size = team.team_size();
-    for (std::int64_t tile = team.league_rank(); tile < tiles; tile += league_size) {
-      const std::int64_t tile_first = tile * tile_packs;
-      if (tile_first + tile_packs <= part.body_packs) {
-        run_tile<false>(tile_first, rank, team_size);
-      } else {
-        run_tile<true>(tile_first, rank, team_size);
-      }
+    if (tile_first + tile_packs <= part.body_packs) {
+      run_tile<false>(tile_first, rank, team_size);
+    } else {
+      run_tile<true>(tile_first, rank, team_size);
     }
     if (team.league_rank() == league_size - 1) run_edges(rank, team_size, Seq{});
   }
@@ -153,17 +149,12 @@ void launch(const char* label, const ExecSpace& exec, const TileShape& shape, co
   using Functor = TiledFunctor<ExecSpace, Width, PacksInFlight, Op, typename OutView::value_type,
                                std::remove_const_t<typename InViews::value_type>...>;
   const std::int64_t tile_packs = shape.tile_packs();
-  const std::int64_t tiles = std::max<std::int64_t>(1, (part.body_packs + tile_packs - 1) / tile_packs);
-  std::int64_t league = tiles;
-  if (shape.max_waves > 0) {
-    const std::int64_t resident_teams = std::max<std::int64_t>(1, exec.concurrency() / shape.team_size);
-    league = std::min(tiles, resident_teams * shape.max_waves);
-  }
+  const std::int64_t league = std::max<std::int64_t>(1, (part.body_packs + tile_packs - 1) / tile_packs);
   if (league > INT_MAX)
     throw std::length_error(std::string(label) + ": " + std::to_string(out.extent(0)) +
-                            " elements need more teams than a TeamPolicy holds; use a larger tile shape or max_waves");
-  Functor functor{op,    output_stream(out),       {{input_stream(ins)}...}, part, tile_packs, tiles,
-                  shape.chunks_per_thread, int(league)};
+                            " elements need more teams than a TeamPolicy holds; use a larger tile shape");
+  Functor functor{op,         output_stream(out), {{input_stream(ins)}...}, part, tile_packs, shape.chunks_per_thread,
+                  int(league)};
   if (shape != default_tile_shape<ExecSpace>()) {  // a default shape is known to fit; others are checked first
     const int team_size_max =
         Kokkos::TeamPolicy<ExecSpace>(exec, int(league), Kokkos::AUTO).team_size_max(functor, Kokkos::ParallelForTag());
