@@ -60,8 +60,9 @@ void add_peers(std::vector<Variant<Kokkos::Cuda, T>>& variants) {
                                                         o.out.data(), o.n, impl::FusedMultiplyAdd{}, stream());
                       }});
   if constexpr (std::is_same_v<T, float>) {
-    // The launch floor at n = 4096 floats: kstream's add launches 4 teams of 128 there; both empty kernels
-    // launch that same grid, so their difference is Kokkos' launch path, not work.
+    // The launch floor at n = 4096 floats: kstream's add launches 1024 packs / tile_packs teams there (4 teams of
+    // 256 with the default shape); both empty kernels launch that same grid, so their difference is Kokkos'
+    // launch path, not work.
     const TileShape shape = default_tile_shape<Kokkos::Cuda>();
     const int league = int((4096 / 4 + shape.tile_packs() - 1) / shape.tile_packs());
     variants.push_back(
