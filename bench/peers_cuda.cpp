@@ -9,6 +9,9 @@
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <cub/device/device_transform.cuh>
 #include <cuda/std/tuple>
+#include <fstream>
+#include <sstream>
+#include <string>
 
 namespace kstream::bench {
 namespace {
@@ -87,6 +90,21 @@ void add_native_peers(std::vector<Variant<Kokkos::Cuda, double>>& variants) {
   add_peers(variants);
 }
 
+namespace {
+/// The NVIDIA kernel driver's release ("580.159.04"), from /proc/driver/nvidia/version; "unknown" elsewhere.
+std::string kernel_driver_release() {
+  std::ifstream file("/proc/driver/nvidia/version");
+  std::string line;
+  std::getline(file, line);  // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  <date>"
+  const std::string marker = "Kernel Module";
+  const std::size_t at = line.find(marker);
+  if (at == std::string::npos) return "unknown";
+  std::istringstream words(line.substr(at + marker.size()));
+  std::string release;
+  return words >> release ? release : "unknown";
+}
+}  // namespace
+
 std::vector<std::pair<std::string, std::string>> cuda_context() {
   int device = 0, driver = 0, runtime = 0;
   cudaGetDevice(&device);
@@ -96,6 +114,7 @@ std::vector<std::pair<std::string, std::string>> cuda_context() {
   cudaRuntimeGetVersion(&runtime);
   auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
   return {{"gpu", prop.name},
+          {"gpu.driver", kernel_driver_release()},
           {"gpu.sm_count", std::to_string(prop.multiProcessorCount)},
           {"gpu.compute_capability", std::to_string(prop.major) + "." + std::to_string(prop.minor)},
           {"gpu.memory_bytes", std::to_string(prop.totalGlobalMem)},

@@ -70,7 +70,8 @@ def describe_source(src, index):
     facts = []
     for key, label in (("kstream.commit", "commit"), ("kstream.kokkos_version", "Kokkos"),
                        ("kstream.backends", "backends"), ("kstream.cuda.runtime", "CUDA runtime"),
-                       ("kstream.cuda.driver_api", "driver API"), ("kstream.cuda.cccl", "CCCL"),
+                       ("kstream.gpu.driver", "driver"), ("kstream.cuda.driver_api", "driver API"),
+                       ("kstream.cuda.cccl", "CCCL"),
                        ("torch_version", "PyTorch"), ("triton_version", "Triton"),
                        ("env.OMP_NUM_THREADS", "OMP_NUM_THREADS"), ("env.OMP_PROC_BIND", "OMP_PROC_BIND"),
                        ("env.OMP_PLACES", "OMP_PLACES"), ("kstream.concurrency.host", "host threads")):
