@@ -9,6 +9,7 @@
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <cub/device/device_transform.cuh>
 #include <cuda/std/tuple>
+#include <cctype>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -92,16 +93,20 @@ void add_native_peers(std::vector<Variant<Kokkos::Cuda, double>>& variants) {
 
 namespace {
 /// The NVIDIA kernel driver's release ("580.159.04"), from /proc/driver/nvidia/version; "unknown" elsewhere.
+/// Its first line names the module in words that vary ("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64
+/// 580.159.04  Release Build ..."): the release is the first word made of digits and dots.
 std::string kernel_driver_release() {
   std::ifstream file("/proc/driver/nvidia/version");
   std::string line;
-  std::getline(file, line);  // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  <date>"
-  const std::string marker = "Kernel Module";
-  const std::size_t at = line.find(marker);
-  if (at == std::string::npos) return "unknown";
-  std::istringstream words(line.substr(at + marker.size()));
-  std::string release;
-  return words >> release ? release : "unknown";
+  std::getline(file, line);
+  std::istringstream words(line);
+  for (std::string word; words >> word;) {
+    const bool digits_and_dots = word.find_first_not_of("0123456789.") == std::string::npos;
+    if (digits_and_dots && std::isdigit(static_cast<unsigned char>(word.front())) &&
+        word.find('.') != std::string::npos)
+      return word;
+  }
+  return "unknown";
 }
 }  // namespace
 
