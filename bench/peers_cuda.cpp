@@ -7,9 +7,9 @@
 #include "bench_support.hpp"
 
 #if defined(KOKKOS_ENABLE_CUDA)
+#include <cctype>
 #include <cub/device/device_transform.cuh>
 #include <cuda/std/tuple>
-#include <cctype>
 #include <fstream>
 #include <sstream>
 #include <string>
