@@ -14,15 +14,16 @@
 namespace kstream {
 
 template <class ExecSpace, class XView, class YView, class OutView>
-requires Kokkos::is_execution_space<ExecSpace>::value void add(
-    const ExecSpace& exec, const XView& x, const YView& y, const OutView& out,
-    const TileShape& shape = default_tile_shape<ExecSpace>()) {
+  requires(Kokkos::is_execution_space<ExecSpace>::value)
+void add(const ExecSpace& exec, const XView& x, const YView& y, const OutView& out,
+         const TileShape& shape = default_tile_shape<ExecSpace>()) {
   impl::check_add<ExecSpace>(x, y, out);
   impl::tiled_transform("kstream::add[tiled]", exec, shape, out, impl::Plus{}, x, y);
 }
 
 template <class XView, class YView, class OutView>
-requires Kokkos::is_view<XView>::value void add(const XView& x, const YView& y, const OutView& out) {
+  requires(Kokkos::is_view<XView>::value)
+void add(const XView& x, const YView& y, const OutView& out) {
   add(typename OutView::execution_space(), x, y, out);
 }
 

@@ -12,15 +12,16 @@
 namespace kstream {
 
 template <class ExecSpace, class AView, class BView, class CView, class OutView>
-requires Kokkos::is_execution_space<ExecSpace>::value void fma(
-    const ExecSpace& exec, const AView& a, const BView& b, const CView& c, const OutView& out,
-    const TileShape& shape = default_tile_shape<ExecSpace>()) {
+  requires(Kokkos::is_execution_space<ExecSpace>::value)
+void fma(const ExecSpace& exec, const AView& a, const BView& b, const CView& c, const OutView& out,
+         const TileShape& shape = default_tile_shape<ExecSpace>()) {
   impl::check_fma<ExecSpace>(a, b, c, out);
   impl::tiled_transform("kstream::fma[tiled]", exec, shape, out, impl::FusedMultiplyAdd{}, a, b, c);
 }
 
 template <class AView, class BView, class CView, class OutView>
-requires Kokkos::is_view<AView>::value void fma(const AView& a, const BView& b, const CView& c, const OutView& out) {
+  requires(Kokkos::is_view<AView>::value)
+void fma(const AView& a, const BView& b, const CView& c, const OutView& out) {
   fma(typename OutView::execution_space(), a, b, c, out);
 }
 

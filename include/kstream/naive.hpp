@@ -7,6 +7,7 @@
 #include <kstream/impl/checks.hpp>
 #include <kstream/impl/elementwise_ops.hpp>
 #include <kstream/impl/slots.hpp>
+#include <type_traits>
 
 namespace kstream::naive {
 
@@ -14,8 +15,8 @@ template <class ExecSpace>
 using Range = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>;
 
 template <class ExecSpace, class XView, class YView, class OutView>
-requires Kokkos::is_execution_space<ExecSpace>::value void add(const ExecSpace& exec, const XView& x, const YView& y,
-                                                               const OutView& out) {
+  requires(Kokkos::is_execution_space<ExecSpace>::value)
+void add(const ExecSpace& exec, const XView& x, const YView& y, const OutView& out) {
   impl::check_add<ExecSpace>(x, y, out);
   Kokkos::parallel_for(
       "kstream::add[naive]", Range<ExecSpace>(exec, 0, out.extent(0)),
@@ -23,13 +24,14 @@ requires Kokkos::is_execution_space<ExecSpace>::value void add(const ExecSpace& 
 }
 
 template <class XView, class YView, class OutView>
-requires Kokkos::is_view<XView>::value void add(const XView& x, const YView& y, const OutView& out) {
+  requires(Kokkos::is_view<XView>::value)
+void add(const XView& x, const YView& y, const OutView& out) {
   add(typename OutView::execution_space(), x, y, out);
 }
 
 template <class ExecSpace, class AView, class BView, class CView, class OutView>
-requires Kokkos::is_execution_space<ExecSpace>::value void fma(const ExecSpace& exec, const AView& a, const BView& b,
-                                                               const CView& c, const OutView& out) {
+  requires(Kokkos::is_execution_space<ExecSpace>::value)
+void fma(const ExecSpace& exec, const AView& a, const BView& b, const CView& c, const OutView& out) {
   impl::check_fma<ExecSpace>(a, b, c, out);
   Kokkos::parallel_for(
       "kstream::fma[naive]", Range<ExecSpace>(exec, 0, out.extent(0)),
@@ -37,7 +39,8 @@ requires Kokkos::is_execution_space<ExecSpace>::value void fma(const ExecSpace& 
 }
 
 template <class AView, class BView, class CView, class OutView>
-requires Kokkos::is_view<AView>::value void fma(const AView& a, const BView& b, const CView& c, const OutView& out) {
+  requires(Kokkos::is_view<AView>::value)
+void fma(const AView& a, const BView& b, const CView& c, const OutView& out) {
   fma(typename OutView::execution_space(), a, b, c, out);
 }
 
@@ -59,8 +62,8 @@ struct NaiveTransform {
 
 /// out(i) = op(inputs(i)...), one element per thread over a RangePolicy.
 template <class ExecSpace, class OutView, class Op, class... InViews>
-requires Kokkos::is_execution_space<ExecSpace>::value && Kokkos::is_view<OutView>::value void transform(
-    const ExecSpace& exec, const OutView& out, const Op& op, const InViews&... ins) {
+  requires(std::conjunction_v<Kokkos::is_execution_space<ExecSpace>, Kokkos::is_view<OutView>>)
+void transform(const ExecSpace& exec, const OutView& out, const Op& op, const InViews&... ins) {
   static_assert(sizeof...(InViews) >= 1, "kstream::naive::transform: give at least one input view");
   impl::static_check_views<ExecSpace, OutView, InViews...>();
   impl::check_arguments("kstream::transform", nullptr, out, ins...);
@@ -69,7 +72,8 @@ requires Kokkos::is_execution_space<ExecSpace>::value && Kokkos::is_view<OutView
 }
 
 template <class OutView, class Op, class... InViews>
-requires Kokkos::is_view<OutView>::value void transform(const OutView& out, const Op& op, const InViews&... ins) {
+  requires(Kokkos::is_view<OutView>::value)
+void transform(const OutView& out, const Op& op, const InViews&... ins) {
   transform(typename OutView::execution_space(), out, op, ins...);
 }
 

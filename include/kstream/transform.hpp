@@ -12,12 +12,13 @@
 #include <kstream/impl/checks.hpp>
 #include <kstream/impl/tiled_engine.hpp>
 #include <kstream/tiling.hpp>
+#include <type_traits>
 
 namespace kstream {
 
 template <class ExecSpace, class OutView, class Op, class... InViews>
-requires Kokkos::is_execution_space<ExecSpace>::value && Kokkos::is_view<OutView>::value void transform(
-    const ExecSpace& exec, const TileShape& shape, const OutView& out, const Op& op, const InViews&... ins) {
+  requires(std::conjunction_v<Kokkos::is_execution_space<ExecSpace>, Kokkos::is_view<OutView>>)
+void transform(const ExecSpace& exec, const TileShape& shape, const OutView& out, const Op& op, const InViews&... ins) {
   static_assert(sizeof...(InViews) >= 1, "kstream::transform: give at least one input view");
   impl::static_check_views<ExecSpace, OutView, InViews...>();
   impl::check_arguments("kstream::transform", nullptr, out, ins...);
@@ -25,13 +26,14 @@ requires Kokkos::is_execution_space<ExecSpace>::value && Kokkos::is_view<OutView
 }
 
 template <class ExecSpace, class OutView, class Op, class... InViews>
-requires Kokkos::is_execution_space<ExecSpace>::value && Kokkos::is_view<OutView>::value void transform(
-    const ExecSpace& exec, const OutView& out, const Op& op, const InViews&... ins) {
+  requires(std::conjunction_v<Kokkos::is_execution_space<ExecSpace>, Kokkos::is_view<OutView>>)
+void transform(const ExecSpace& exec, const OutView& out, const Op& op, const InViews&... ins) {
   transform(exec, default_tile_shape<ExecSpace>(), out, op, ins...);
 }
 
 template <class OutView, class Op, class... InViews>
-requires Kokkos::is_view<OutView>::value void transform(const OutView& out, const Op& op, const InViews&... ins) {
+  requires(Kokkos::is_view<OutView>::value)
+void transform(const OutView& out, const Op& op, const InViews&... ins) {
   transform(typename OutView::execution_space(), out, op, ins...);
 }
 
