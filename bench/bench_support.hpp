@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <kstream/tiling.hpp>
 #include <limits>
 #include <map>
 #include <memory>
@@ -58,6 +59,45 @@ constexpr const char* op_name(Op op) {
   return "?";
 }
 
+/// Where the operands sit (the `layout` segment of a benchmark's name): every view at the start of its
+/// allocation; every view one element in; unequally offset (x + 1, y + 2, z + 3, out + 3 for add and + 1 when
+/// a third input exists, as cub's and PyTorch's anchors were measured); every view taking every 2nd / 3rd element.
+enum class Layout { aligned, offset1, offsets123, stride2, stride3 };
+inline constexpr Layout all_layouts[] = {Layout::aligned, Layout::offset1, Layout::offsets123, Layout::stride2,
+                                         Layout::stride3};
+
+constexpr const char* layout_name(Layout layout) {
+  switch (layout) {
+    case Layout::aligned:
+      return "aligned";
+    case Layout::offset1:
+      return "offset1";
+    case Layout::offsets123:
+      return "offsets123";
+    case Layout::stride2:
+      return "stride2";
+    case Layout::stride3:
+      return "stride3";
+  }
+  return "?";
+}
+
+constexpr std::int64_t layout_stride(Layout layout) {
+  return layout == Layout::stride2 ? 2 : layout == Layout::stride3 ? 3 : 1;
+}
+
+/// Element offset of operand `which` (0 x, 1 y, 2 z, 3 out) for an operation with `inputs` inputs.
+constexpr std::int64_t layout_offset(Layout layout, int which, int inputs) {
+  switch (layout) {
+    case Layout::offset1:
+      return 1;
+    case Layout::offsets123:
+      return which < 3 ? which + 1 : (inputs >= 3 ? 1 : 3);
+    default:
+      return 0;
+  }
+}
+
 /// Exactly representable small integers: every operation's result is exact in float and double, so fused and
 /// unfused variants give identical results and validation checks indexing and coverage, not rounding.
 template <class T>
@@ -66,8 +106,7 @@ KOKKOS_INLINE_FUNCTION T input_value(int which, std::int64_t i) {
 }
 
 template <class T>
-KOKKOS_INLINE_FUNCTION T expected_value(Op op, std::int64_t i) {
-  const T x = input_value<T>(0, i), y = input_value<T>(1, i), z = input_value<T>(2, i);
+KOKKOS_INLINE_FUNCTION T expected_value(Op op, T x, T y, T z) {
   switch (op) {
     case Op::copy:
       return x;
@@ -86,39 +125,51 @@ KOKKOS_INLINE_FUNCTION T expected_value(Op op, std::int64_t i) {
 /// A backend whose memory the host cannot read (the GPU): it gets GPU tile shapes, device memory sizing and a
 /// warm-up before timing.
 template <class Exec>
-inline constexpr bool is_device_backend =
-    !Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible;
+inline constexpr bool is_device_backend = kstream::is_device_execution_space_v<Exec>;
 
-template <class Exec, class T>
-using Vec = Kokkos::View<T*, typename Exec::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+template <class Exec, class T, class Layout = Kokkos::LayoutRight>
+using Vec = Kokkos::View<T*, Layout, typename Exec::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
-/// Views of n elements over the shared storage: three inputs, the output and two temporaries.
-template <class Exec, class T>
+/// Views of n elements over the shared storage: three inputs, the output and two temporaries. Contiguous
+/// layouts use plain views (what the aligned numbers always measured), strided ones LayoutStride views.
+template <class Exec, class T, class ViewLayout = Kokkos::LayoutRight>
 struct Operands {
   std::int64_t n;
-  Vec<Exec, T> x, y, z, out, tmp0, tmp1;
+  Vec<Exec, T, ViewLayout> x, y, z, out, tmp0, tmp1;
 };
+template <class Exec, class T>
+using StridedOperands = Operands<Exec, T, Kokkos::LayoutStride>;
 
 struct StorageBase {
   virtual ~StorageBase() = default;
 };
 
-/// One allocation per (backend, type) at the largest size, reused by every size and variant; the previous
-/// backend/type's storage is released first so only one set lives at a time.
+/// What one (backend, type) needs: `capacity` elements for x, y, z and out (the largest n times the largest
+/// stride, plus the largest offset), `temporaries` for tmp0 and tmp1 (only aligned variants use them).
+struct Extents {
+  std::int64_t capacity = 0;
+  std::int64_t temporaries = 0;
+  friend bool operator<=(const Extents& a, const Extents& b) {
+    return a.capacity <= b.capacity && a.temporaries <= b.temporaries;
+  }
+};
+
+/// One allocation per (backend, type) at the largest extents, reused by every size, layout and variant; the
+/// previous backend/type's storage is released first so only one set lives at a time.
 template <class Exec, class T>
 struct Storage : StorageBase {
   using View = Kokkos::View<T*, typename Exec::memory_space>;
-  std::int64_t capacity;
+  Extents extents;
   View x, y, z, out, tmp0, tmp1;
 
-  explicit Storage(std::int64_t n)
-      : capacity(n),
-        x(Kokkos::view_alloc(Kokkos::WithoutInitializing, "bench_x"), n),
-        y(Kokkos::view_alloc(Kokkos::WithoutInitializing, "bench_y"), n),
-        z(Kokkos::view_alloc(Kokkos::WithoutInitializing, "bench_z"), n),
-        out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "bench_out"), n),
-        tmp0(Kokkos::view_alloc(Kokkos::WithoutInitializing, "bench_tmp0"), n),
-        tmp1(Kokkos::view_alloc(Kokkos::WithoutInitializing, "bench_tmp1"), n) {
+  explicit Storage(Extents e)
+      : extents(e),
+        x(Kokkos::view_alloc(Kokkos::WithoutInitializing, "bench_x"), e.capacity),
+        y(Kokkos::view_alloc(Kokkos::WithoutInitializing, "bench_y"), e.capacity),
+        z(Kokkos::view_alloc(Kokkos::WithoutInitializing, "bench_z"), e.capacity),
+        out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "bench_out"), e.capacity),
+        tmp0(Kokkos::view_alloc(Kokkos::WithoutInitializing, "bench_tmp0"), e.temporaries),
+        tmp1(Kokkos::view_alloc(Kokkos::WithoutInitializing, "bench_tmp1"), e.temporaries) {
     fill_inputs();
   }
 
@@ -126,7 +177,7 @@ struct Storage : StorageBase {
   void fill_inputs() {
     auto vx = x, vy = y, vz = z;
     Kokkos::parallel_for(
-        "kstream::bench::fill", Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, capacity),
+        "kstream::bench::fill", Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, extents.capacity),
         KOKKOS_LAMBDA(std::int64_t i) {
           vx(i) = input_value<T>(0, i);
           vy(i) = input_value<T>(1, i);
@@ -135,9 +186,17 @@ struct Storage : StorageBase {
     Kokkos::fence();
   }
 
-  Operands<Exec, T> operands(std::int64_t n) const {
+  /// Contiguous layouts (aligned, offset1, offsets123): `inputs` says how many inputs the operation has.
+  Operands<Exec, T> operands(std::int64_t n, Layout layout = Layout::aligned, int inputs = 2) const {
     using V = Vec<Exec, T>;
-    return {n, V(x.data(), n), V(y.data(), n), V(z.data(), n), V(out.data(), n), V(tmp0.data(), n), V(tmp1.data(), n)};
+    auto at = [&](const View& v, int which) { return V(v.data() + layout_offset(layout, which, inputs), n); };
+    return {n, at(x, 0), at(y, 1), at(z, 2), at(out, 3), V(tmp0.data(), n), V(tmp1.data(), n)};
+  }
+
+  StridedOperands<Exec, T> strided_operands(std::int64_t n, Layout layout) const {
+    using V = Vec<Exec, T, Kokkos::LayoutStride>;
+    const Kokkos::LayoutStride shape(n, layout_stride(layout));
+    return {n, V(x.data(), shape), V(y.data(), shape), V(z.data(), shape), V(out.data(), shape), V(), V()};
   }
 };
 
@@ -147,22 +206,27 @@ inline std::unique_ptr<StorageBase>& current_storage() {
 }
 
 template <class Exec, class T>
-Storage<Exec, T>& storage_for(std::int64_t capacity) {
+Storage<Exec, T>& storage_for(Extents extents) {
   auto* existing = dynamic_cast<Storage<Exec, T>*>(current_storage().get());
-  if (existing && existing->capacity >= capacity) return *existing;
+  if (existing && extents <= existing->extents) return *existing;
   current_storage().reset();  // free first: two sets at once may not fit
-  current_storage() = std::make_unique<Storage<Exec, T>>(capacity);
+  current_storage() = std::make_unique<Storage<Exec, T>>(extents);
   return static_cast<Storage<Exec, T>&>(*current_storage());
 }
 
-/// Wrong elements of out after `op` (NaN, left by an element never written, counts as wrong).
-template <class Exec, class T>
-std::int64_t count_errors(Op op, const Operands<Exec, T>& ops) {
+/// Wrong elements of out after `op`, from the operand views themselves (so any layout is checked against the
+/// values its views hold); NaN, left by an element never written, counts as wrong. Inputs are small integers,
+/// so every op is exact and fused and unfused variants must agree bit for bit.
+template <class Exec, class T, class ViewLayout>
+std::int64_t count_errors(Op op, const Operands<Exec, T, ViewLayout>& ops) {
   std::int64_t errors = 0;
-  auto out = ops.out;
+  auto x = ops.x, y = ops.y, z = ops.z, out = ops.out;
   Kokkos::parallel_reduce(
       "kstream::bench::validate", Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, ops.n),
-      KOKKOS_LAMBDA(std::int64_t i, std::int64_t & sum) { sum += !(out(i) == expected_value<T>(op, i)); }, errors);
+      KOKKOS_LAMBDA(std::int64_t i, std::int64_t & sum) {
+        sum += !(out(i) == expected_value<T>(op, x(i), y(i), z(i)));
+      },
+      errors);
   return errors;
 }
 
@@ -212,13 +276,23 @@ class Timer<Kokkos::Cuda> {
 };
 #endif
 
-/// A benchmarked implementation: one call of `run` computes `op` over ops.n elements.
+/// A benchmarked implementation: one call of `run` computes `op` over ops.n elements of contiguous views;
+/// `run_strided`, where present, the same over strided views; `unaligned`: runs on the offset layouts too (not
+/// only the aligned one).
 template <class Exec, class T>
 struct Variant {
   Op op;
   std::string name;
   std::function<void(const Operands<Exec, T>&)> run;
   bool only_small = false;  ///< launch-floor probes: registered at the smallest size only
+  bool unaligned = false;
+  std::function<void(const StridedOperands<Exec, T>&)> run_strided = {};
+
+  bool runs_on(Layout layout) const {
+    if (layout == Layout::aligned) return true;
+    if (layout_stride(layout) > 1) return bool(run_strided);
+    return unaligned;
+  }
 };
 
 /// Native peers, defined in the backend's own file: OpenMP loops (peers_openmp.cpp), CUDA kernels and cub

@@ -3,7 +3,8 @@
 //
 //   kstream_bench [google benchmark flags] [--kstream_max_n=N] [--kstream_min_time=SECONDS] [--kstream_tuning]
 //
-// Names read op/variant/type/backend/n, e.g. add/tiled/float/Cuda/268435456. Time is manual time over a batch
+// Names read op/variant/type/backend/layout/n, e.g. add/tiled/float/Cuda/offsets123/268435456 (layouts: aligned,
+// offset1, offsets123, stride2, stride3; bench_support.hpp). Time is manual time over a batch
 // of calls (CUDA events on the GPU, fences and wall clock on the host); counters: GB/s (1e9 bytes/s from the
 // byte table), us_per_call, pct_of_copy (against the copy measured at the same n in this run), n.
 // Every result is validated after its timed loop; a wrong one is reported with SkipWithError, not as a number.
@@ -51,16 +52,23 @@ struct Multiply {
   }
 };
 
+/// A kstream or naive variant: the same generic call serves contiguous views at any offset and strided views.
+template <class Exec, class T, class Call>
+Variant<Exec, T> on_every_layout(Op op, std::string name, Call call) {
+  return {op, std::move(name), call, false, true, call};
+}
+
 template <class Exec, class T>
 std::vector<Variant<Exec, T>> variants() {
   using O = Operands<Exec, T>;
   const Exec exec;
   std::vector<Variant<Exec, T>> list = {
       {Op::copy, "kokkos_deep_copy", [=](const O& o) { Kokkos::deep_copy(exec, o.out, o.x); }},
-      {Op::add, "naive", [=](const O& o) { kstream::naive::add(exec, o.x, o.y, o.out); }},
-      {Op::add, "tiled", [=](const O& o) { kstream::add(exec, o.x, o.y, o.out); }},
-      {Op::fma, "naive", [=](const O& o) { kstream::naive::fma(exec, o.x, o.y, o.z, o.out); }},
-      {Op::fma, "tiled", [=](const O& o) { kstream::fma(exec, o.x, o.y, o.z, o.out); }},
+      on_every_layout<Exec, T>(Op::add, "naive", [=](const auto& o) { kstream::naive::add(exec, o.x, o.y, o.out); }),
+      on_every_layout<Exec, T>(Op::add, "tiled", [=](const auto& o) { kstream::add(exec, o.x, o.y, o.out); }),
+      on_every_layout<Exec, T>(Op::fma, "naive",
+                               [=](const auto& o) { kstream::naive::fma(exec, o.x, o.y, o.z, o.out); }),
+      on_every_layout<Exec, T>(Op::fma, "tiled", [=](const auto& o) { kstream::fma(exec, o.x, o.y, o.z, o.out); }),
       // What fusion buys: a multiply kernel, then an add kernel, the product going through memory.
       {Op::fma, "unfused_naive",
        [=](const O& o) {
@@ -82,6 +90,7 @@ std::vector<Variant<Exec, T>> variants() {
   if (settings().tuning) {
     // GPU: team size x packs in flight (one chunk: more work per thread only lost bandwidth on the H200,
     // bench/results/2026-11-30_H200_cuda_tile_grid.json). CPU: one thread per team, packs x tile length.
+    // Every layout: on unequally aligned or strided views packs_in_flight sets the single elements in flight.
     constexpr bool gpu = is_device_backend<Exec>;
     const std::vector<int> teams = gpu ? std::vector<int>{64, 128, 256, 512} : std::vector<int>{1};
     const std::vector<int> packs_counts = gpu ? std::vector<int>{1, 2, 4} : std::vector<int>{1, 2, 4, 8};
@@ -92,8 +101,10 @@ std::vector<Variant<Exec, T>> variants() {
           const TileShape shape{team, packs, chunks};
           const std::string tag =
               "tiled_t" + std::to_string(team) + "_p" + std::to_string(packs) + "_c" + std::to_string(chunks);
-          list.push_back({Op::add, tag, [=](const O& o) { kstream::add(exec, o.x, o.y, o.out, shape); }});
-          list.push_back({Op::fma, tag, [=](const O& o) { kstream::fma(exec, o.x, o.y, o.z, o.out, shape); }});
+          list.push_back(on_every_layout<Exec, T>(Op::add, tag,
+                                                  [=](const auto& o) { kstream::add(exec, o.x, o.y, o.out, shape); }));
+          list.push_back(on_every_layout<Exec, T>(
+              Op::fma, tag, [=](const auto& o) { kstream::fma(exec, o.x, o.y, o.z, o.out, shape); }));
         }
       }
     }
@@ -118,14 +129,32 @@ std::int64_t batch_size(std::int64_t n) {
   return std::clamp<std::int64_t>((std::int64_t(1) << 22) / std::max<std::int64_t>(n, 1), least, 4096);
 }
 
-template <class Exec, class T>
-void run(benchmark::State& state, const Variant<Exec, T>& variant, std::int64_t n, std::int64_t capacity,
-         const std::string& copy_key) {
-  auto& storage = storage_for<Exec, T>(capacity);
-  const auto ops = storage.operands(n);
+constexpr int inputs_of(Op op) {
+  return op == Op::add ? 2 : op == Op::fma || op == Op::chain ? 3 : 1;
+}
+
+/// Whether kstream's engine writes this call's output with streaming stores (host x86, large, packed, not
+/// aliased): recorded as a counter so a reader sees why a host number can pass the plain loop.
+template <class Exec, class T, class ViewLayout>
+bool streams_stores(Op op, const Operands<Exec, T, ViewLayout>& o) {
+  switch (op) {
+    case Op::add:
+      return impl::streams_stores<Exec>(o.out, o.x, o.y);
+    case Op::fma:
+    case Op::chain:
+      return impl::streams_stores<Exec>(o.out, o.x, o.y, o.z);
+    default:
+      return false;
+  }
+}
+
+template <class Exec, class T, class ViewLayout, class Call>
+void time_calls(benchmark::State& state, const Variant<Exec, T>& variant, const Call& call,
+                const Operands<Exec, T, ViewLayout>& ops, const std::string& copy_key) {
+  const std::int64_t n = ops.n;
   if (variant.op != Op::empty) Kokkos::deep_copy(Exec(), ops.out, std::numeric_limits<T>::quiet_NaN());
   try {
-    variant.run(ops);  // warm-up, outside the timed loop
+    call(ops);  // warm-up, outside the timed loop
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
     return;
@@ -137,7 +166,7 @@ void run(benchmark::State& state, const Variant<Exec, T>& variant, std::int64_t 
   double seconds = 0;
   for (auto _ : state) {
     timer.start();
-    for (std::int64_t b = 0; b < batch; ++b) variant.run(ops);
+    for (std::int64_t b = 0; b < batch; ++b) call(ops);
     const double batch_seconds = timer.stop();
     seconds += batch_seconds;
     state.SetIterationTime(batch_seconds);
@@ -150,6 +179,8 @@ void run(benchmark::State& state, const Variant<Exec, T>& variant, std::int64_t 
   state.counters["us_per_call"] = calls > 0 ? 1e6 * seconds / calls : 0.0;
   state.counters["n"] = double(n);
   state.counters["calls_per_iteration"] = double(batch);
+  if (variant.name.rfind("tiled", 0) == 0 || variant.name == "fused_tiled")
+    state.counters["streaming_stores"] = streams_stores(variant.op, ops) ? 1 : 0;
   if (variant.op == Op::copy) {
     auto& best = copy_rates()[copy_key];
     best = std::max(best, gbps);
@@ -161,6 +192,16 @@ void run(benchmark::State& state, const Variant<Exec, T>& variant, std::int64_t 
       state.SkipWithError(
           ("validation failed: " + std::to_string(errors) + " of " + std::to_string(n) + " elements wrong").c_str());
   }
+}
+
+template <class Exec, class T>
+void run(benchmark::State& state, const Variant<Exec, T>& variant, Layout layout, std::int64_t n,
+         const Extents& extents, const std::string& copy_key) {
+  auto& storage = storage_for<Exec, T>(extents);
+  if (layout_stride(layout) > 1)
+    time_calls(state, variant, variant.run_strided, storage.strided_operands(n, layout), copy_key);
+  else
+    time_calls(state, variant, variant.run, storage.operands(n, layout, inputs_of(variant.op)), copy_key);
 }
 
 std::int64_t memory_bytes_for(bool device) {
@@ -175,16 +216,35 @@ std::int64_t memory_bytes_for(bool device) {
   return std::int64_t(sysconf(_SC_PHYS_PAGES)) * std::int64_t(sysconf(_SC_PAGE_SIZE));
 }
 
-/// 2^10 .. 2^28 by powers of 4, then a tail size (largest + 7): capped by --kstream_max_n or by memory
-/// (six arrays of T in at most 60 % of the backend's memory).
+/// One registered size of one layout.
+struct SizeCase {
+  Layout layout;
+  std::int64_t n;
+};
+
+/// Aligned: 2^10 .. 2^28 by powers of 4, then a tail size (largest + 7). Other layouts: 2^20, 2^24 and 2^28.
+/// Capped by --kstream_max_n and by memory: x, y, z and out of the largest strided extent plus two aligned
+/// temporaries in at most 60 % of the backend's memory.
 template <class Exec, class T>
-std::vector<std::int64_t> sizes() {
-  std::int64_t cap = std::int64_t(0.6 * double(memory_bytes_for(is_device_backend<Exec>)) / (6.0 * sizeof(T)));
-  if (settings().max_n > 0) cap = std::min(cap, settings().max_n);
-  std::vector<std::int64_t> list;
-  for (int log2 = 10; log2 <= 28; log2 += 2)
-    if ((std::int64_t(1) << log2) <= cap) list.push_back(std::int64_t(1) << log2);
-  if (!list.empty() && list.back() + 7 <= cap) list.push_back(list.back() + 7);
+std::vector<SizeCase> sizes() {
+  const double budget = 0.6 * double(memory_bytes_for(is_device_backend<Exec>)) / double(sizeof(T));
+  const std::int64_t max_n = settings().max_n > 0 ? settings().max_n : std::numeric_limits<std::int64_t>::max();
+  std::vector<SizeCase> list;
+  std::int64_t largest = 0;
+  for (int log2 = 10; log2 <= 28; log2 += 2) {
+    const std::int64_t n = std::int64_t(1) << log2;
+    if (n <= max_n && 6.0 * double(n) <= budget) list.push_back({Layout::aligned, largest = n});
+  }
+  if (largest > 0 && largest + 7 <= max_n && 6.0 * double(largest + 7) <= budget)
+    list.push_back({Layout::aligned, largest += 7});
+  for (const Layout layout : all_layouts) {
+    if (layout == Layout::aligned) continue;
+    for (const int log2 : {20, 24, 28}) {
+      const std::int64_t n = std::int64_t(1) << log2;
+      const double need = 4.0 * double(n * layout_stride(layout) + 3) + 2.0 * double(largest);
+      if (n <= max_n && need <= budget) list.push_back({layout, n});
+    }
+  }
   return list;
 }
 
@@ -192,20 +252,25 @@ template <class Exec, class T>
 void register_backend(const char* type_name) {
   const auto list = sizes<Exec, T>();
   if (list.empty()) return;
-  const std::int64_t capacity = list.back();
+  Extents extents;
+  for (const auto& [layout, n] : list) {
+    extents.capacity = std::max(extents.capacity, n * layout_stride(layout) + 3);
+    if (layout == Layout::aligned) extents.temporaries = std::max(extents.temporaries, n);
+  }
+  const std::int64_t smallest = list.front().n;
   const auto all = std::make_shared<std::vector<Variant<Exec, T>>>(variants<Exec, T>());
   // Copy first at each size, so the other variants can report pct_of_copy.
-  for (const std::int64_t n : list) {
+  for (const auto& [layout, n] : list) {
     for (const bool copies : {true, false}) {
       for (const auto& variant : *all) {
-        if ((variant.op == Op::copy) != copies) continue;
-        if (variant.only_small && n != list.front() * 4) continue;
+        if ((variant.op == Op::copy) != copies || !variant.runs_on(layout)) continue;
+        if (variant.only_small && (n != smallest * 4 || layout != Layout::aligned)) continue;
         const std::string copy_key = std::string(Exec::name()) + "/" + type_name + "/" + std::to_string(n);
         const std::string name = std::string(op_name(variant.op)) + "/" + variant.name + "/" + type_name + "/" +
-                                 Exec::name() + "/" + std::to_string(n);
+                                 Exec::name() + "/" + layout_name(layout) + "/" + std::to_string(n);
         benchmark::RegisterBenchmark(name.c_str(),
-                                     [all, &variant, n, capacity, copy_key](benchmark::State& state) {
-                                       run(state, variant, n, capacity, copy_key);
+                                     [all, &variant, layout, n, extents, copy_key](benchmark::State& state) {
+                                       run(state, variant, layout, n, extents, copy_key);
                                      })
             ->UseManualTime()
             ->MinTime(settings().min_time)

@@ -48,21 +48,29 @@ void add_peers(std::vector<Variant<Kokkos::Cuda, T>>& variants) {
   variants.push_back({Op::copy, "cudaMemcpy", [=](const O& o) {
                         cudaMemcpyAsync(o.out.data(), o.x.data(), o.n * sizeof(T), cudaMemcpyDeviceToDevice, stream());
                       }});
-  variants.push_back({Op::add, "cuda_kernel", [=](const O& o) {
+  variants.push_back({Op::add, "cuda_kernel",
+                      [=](const O& o) {
                         add_kernel<<<grid_for(o.n), block, 0, stream()>>>(o.x.data(), o.y.data(), o.out.data(), o.n);
-                      }});
-  variants.push_back({Op::fma, "cuda_kernel", [=](const O& o) {
+                      },
+                      false, true});
+  variants.push_back({Op::fma, "cuda_kernel",
+                      [=](const O& o) {
                         fma_kernel<<<grid_for(o.n), block, 0, stream()>>>(o.x.data(), o.y.data(), o.z.data(),
                                                                           o.out.data(), o.n);
-                      }});
-  variants.push_back({Op::add, "cub_transform", [=](const O& o) {
+                      },
+                      false, true});
+  variants.push_back({Op::add, "cub_transform",
+                      [=](const O& o) {
                         cub::DeviceTransform::Transform(::cuda::std::make_tuple(o.x.data(), o.y.data()), o.out.data(),
                                                         o.n, impl::Plus{}, stream());
-                      }});
-  variants.push_back({Op::fma, "cub_transform", [=](const O& o) {
+                      },
+                      false, true});
+  variants.push_back({Op::fma, "cub_transform",
+                      [=](const O& o) {
                         cub::DeviceTransform::Transform(::cuda::std::make_tuple(o.x.data(), o.y.data(), o.z.data()),
                                                         o.out.data(), o.n, impl::FusedMultiplyAdd{}, stream());
-                      }});
+                      },
+                      false, true});
   if constexpr (std::is_same_v<T, float>) {
     // The launch floor at n = 4096 floats: kstream's add launches 1024 packs / tile_packs teams there (4 teams of
     // 256 with the default shape); both empty kernels launch that same grid, so their difference is Kokkos'

@@ -17,21 +17,25 @@ void add_peers(std::vector<Variant<Kokkos::OpenMP, T>>& variants) {
 #pragma omp parallel for schedule(static)
                         for (std::int64_t i = 0; i < o.n; ++i) out[i] = x[i];
                       }});
-  variants.push_back({Op::add, "omp_for", [](const O& o) {
+  variants.push_back({Op::add, "omp_for",
+                      [](const O& o) {
                         const T* __restrict x = o.x.data();
                         const T* __restrict y = o.y.data();
                         T* __restrict out = o.out.data();
 #pragma omp parallel for schedule(static)
                         for (std::int64_t i = 0; i < o.n; ++i) out[i] = x[i] + y[i];
-                      }});
-  variants.push_back({Op::fma, "omp_for", [](const O& o) {
+                      },
+                      false, true});
+  variants.push_back({Op::fma, "omp_for",
+                      [](const O& o) {
                         const T* __restrict a = o.x.data();
                         const T* __restrict b = o.y.data();
                         const T* __restrict c = o.z.data();
                         T* __restrict out = o.out.data();
 #pragma omp parallel for schedule(static)
                         for (std::int64_t i = 0; i < o.n; ++i) out[i] = std::fma(a[i], b[i], c[i]);
-                      }});
+                      },
+                      false, true});
 }
 
 }  // namespace

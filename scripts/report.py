@@ -5,7 +5,8 @@ markdown report with tables and bandwidth-vs-size plots.
     python3 scripts/report.py RESULT.json [RESULT.json ...] --out docs/results.md [--plots docs/plots]
                               [--peak Cuda=4800] [--title "..."]
 
-Benchmark names read op/variant/type/backend/n. For each backend, type and op the report gives GB/s per size,
+Benchmark names read op/variant/type/backend/[layout/]n (no layout segment: aligned). The report opens with a
+headline table (largest n of each run), then fusion, operand layouts and launch floor. For each backend, type and op the report gives GB/s per size,
 the speedup of kstream's tiled kernel over the naive Kokkos baseline, its ratio to each peer, and its share of
 the copy bandwidth; ratios are only formed between results of one file (one run). Needs matplotlib for plots.
 """
@@ -39,6 +40,9 @@ def load(path):
         parts = name.split("/")
         if len(parts) < 5:
             continue
+        layout = "aligned"
+        if len(parts) >= 6 and not parts[4].isdigit():  # op/variant/type/backend/layout/n
+            layout = parts.pop(4)
         if b.get("error_occurred"):
             print(f"warning: {path}: {name}: {b.get('error_message', 'error')}", file=sys.stderr)
             continue
@@ -46,6 +50,8 @@ def load(path):
         if gbps is None:
             continue
         key = (parts[3], parts[2], parts[0], parts[1], int(parts[4]))  # backend, type, op, variant, n
+        if layout != "aligned":
+            key = key[:3] + (f"{key[3]}@{layout}",) + key[4:]  # a layout other than aligned: its own variant
         if b.get("run_type") == "aggregate":
             if b.get("aggregate_name") == "median":
                 medians[key] = (gbps, b.get("real_time"), b.get("time_unit"))
@@ -92,12 +98,78 @@ def ratio(a, b):
 
 
 def groups(sources):
-    """(backend, type, op) -> {variant: {n: (gbps, source index)}} over all sources."""
+    """(backend, type, op) -> {variant: {n: (gbps, source index)}} over all sources, aligned layout only."""
     out = defaultdict(lambda: defaultdict(dict))
     for i, src in enumerate(sources, 1):
         for (backend, typ, op, variant, n), (gbps, _, _) in src["rows"].items():
-            out[(backend, typ, op)][variant][n] = (gbps, i)
+            if "@" not in variant:
+                out[(backend, typ, op)][variant][n] = (gbps, i)
     return out
+
+
+PEERS = ("cub_transform", "omp_for", "cuda_kernel")  # native peers, best first when several ran
+
+
+def best_peer(rows, backend, typ, op, n, layout=None):
+    """(name, GB/s) of the fastest native peer in one source's rows, or (None, None)."""
+    found = []
+    for peer in PEERS:
+        variant = peer if layout in (None, "aligned") else f"{peer}@{layout}"
+        if (backend, typ, op, variant, n) in rows:
+            found.append((rows[(backend, typ, op, variant, n)][0], peer))
+    if not found:
+        return None, None
+    gbps, name = max(found)
+    return name, gbps
+
+
+def headline(sources):
+    """One row per backend, type and op at the largest aligned n of each source: the answer first."""
+    lines = ["| backend | op | type | n | kstream tiled GB/s | naive Kokkos | best native peer | tiled / naive | "
+             "tiled / peer | tiled % of copy | source |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for i, src in enumerate(sources, 1):
+        rows = src["rows"]
+        keys = {(b, t, o) for (b, t, o, v, n) in rows if v == KSTREAM and o in ("add", "fma")}
+        for backend, typ, op in sorted(keys, key=lambda k: (k[0], k[2], k[1] != "float", k[1])):
+            n = max(n for (b, t, o, v, n) in rows if (b, t, o, v) == (backend, typ, op, KSTREAM))
+            tiled = rows[(backend, typ, op, KSTREAM, n)][0]
+            naive = rows.get((backend, typ, op, BASELINE, n), (None,))[0]
+            peer, peer_gbps = best_peer(rows, backend, typ, op, n)
+            copy = copy_rate(sources, backend, typ, n, i)
+            lines.append(f"| {backend} | {op} | {typ} | {n:,} | {fmt(tiled)} | {fmt(naive)} | "
+                         f"{(peer + ' ' + fmt(peer_gbps)) if peer else '–'} | {fmt(ratio(tiled, naive), 2)}x | "
+                         f"{fmt(ratio(tiled, peer_gbps), 3)}x | {fmt(100 * ratio(tiled, copy), 1) if copy else '–'} | "
+                         f"[{i}] |")
+    return lines if len(lines) > 2 else []
+
+
+def layout_rows(sources):
+    """Operand layouts other than aligned (names op/variant/type/backend/layout/n): tiled against naive, the best
+    peer on the same pointers and kstream's own aligned speed, all from one source."""
+    lines = []
+    for i, src in enumerate(sources, 1):
+        rows = src["rows"]
+        cases = sorted({(b, t, o, v.split("@")[1], n) for (b, t, o, v, n) in rows if v == KSTREAM + "@" + v.split("@")[-1]
+                        and "@" in v}, key=lambda k: (k[0], k[2], k[1] != "float", k[1], k[4], k[3]))
+        for backend, typ, op, layout, n in cases:
+            tiled = rows[(backend, typ, op, f"{KSTREAM}@{layout}", n)][0]
+            naive = rows.get((backend, typ, op, f"{BASELINE}@{layout}", n), (None,))[0]
+            aligned = rows.get((backend, typ, op, KSTREAM, n), (None,))[0]
+            peer, peer_gbps = best_peer(rows, backend, typ, op, n, layout)
+            lines.append(f"| {backend} | {op} | {typ} | {layout} | {n:,} | {fmt(tiled)} | {fmt(naive)} | "
+                         f"{(peer + ' ' + fmt(peer_gbps)) if peer else '–'} | {fmt(ratio(tiled, naive), 2)}x | "
+                         f"{fmt(ratio(tiled, peer_gbps), 3) + 'x' if peer else '–'} | {fmt(aligned)} | "
+                         f"{fmt(ratio(tiled, aligned), 3)}x | [{i}] |")
+    if not lines:
+        return []
+    return ["## Operand layouts", "",
+            "Views at other places than the start of their allocation: `offset1` every view one element in, "
+            "`offsets123` x + 1, y + 2, z + 3 and out + 3 (add) or + 1 (fma), `stride2`/`stride3` every 2nd/3rd "
+            "element (GB/s on the bytes of the elements touched). Peers run on the same pointers; `tiled aligned` is "
+            "kstream's own aligned speed at that n in the same run.", "",
+            "| backend | op | type | layout | n | tiled GB/s | naive | best native peer | tiled / naive | "
+            "tiled / peer | tiled aligned | tiled / tiled aligned | source |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|"] + lines + [""]
 
 
 def copy_rate(sources, backend, typ, n, source_index):
@@ -239,6 +311,9 @@ def main(argv=None):
     out += ["", "GB/s counts the bytes each operation must move (copy 2, add 3, fma 4, chain 4 arrays of n "
             "elements; 1 GB = 1e9 B). Ratios are formed only between results of one run (one file); "
             "'(other run)' marks pairs from different files. Values are medians over repetitions where present.", ""]
+    top = headline(sources)
+    if top:
+        out += ["## Headline: the largest n of each run", ""] + top + [""]
     for typ in ("float", "double"):
         try:
             path = plot(g, plots_dir, typ)
@@ -270,6 +345,7 @@ def main(argv=None):
                 "engine's own gain.", "",
                 "| backend | type | comparison | n | measured | predicted |", "|---|---|---|---|---|---|"]
         out += fusion_rows + [""]
+    out += layout_rows(sources)
     out += launch_floor(sources)
     for (backend, typ, op) in sorted(g, key=lambda k: (k[0], k[1] != "float", k[1], k[2])):
         if op == "empty":

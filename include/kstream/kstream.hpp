@@ -4,5 +4,6 @@
 #include <kstream/configuration.hpp>
 #include <kstream/fma.hpp>
 #include <kstream/naive.hpp>
+#include <kstream/streaming_stores.hpp>
 #include <kstream/tiling.hpp>
 #include <kstream/transform.hpp>

@@ -15,6 +15,7 @@
 //   league_size = ceil(250 / 256) = 1; thread 5 loads pack 5 of each input (floats 20..23);
 //   threads 250..255 find pack 250..255 >= 250: the tail guard skips them.
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -36,18 +37,44 @@ struct TileShape {
   friend constexpr bool operator==(const TileShape&, const TileShape&) = default;
 };
 
+/// A device execution space: one whose memory the host cannot read (CUDA, HIP, SYCL, OpenMPTarget). Decided from
+/// the space's properties, not its name, so a backend kstream was never built for gets the GPU defaults too.
+template <class ExecSpace>
+inline constexpr bool is_device_execution_space_v =
+    !Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible;
+
 /// The shape each backend gets unless the caller passes one.
-/// CUDA: 256 threads x 1 pack per input (with 2-3 inputs, that is 2-3 independent 16-byte loads in flight per
-/// thread): best or within noise of best over a 32-shape grid at n = 2^24 and 2^28 on the H200
+/// Device spaces: 256 threads x 1 pack per input (with 2-3 inputs, that is 2-3 independent 16-byte loads in flight
+/// per thread): best or within noise of best over a 32-shape grid at n = 2^24 and 2^28 on the H200
 /// (bench/results/, docs/results.md);
-/// CPU backends: one thread per team walking 1024 contiguous packs (16 KiB of each array) in steps of 4 packs.
+/// host spaces: one thread per team walking 1024 contiguous packs (16 KiB of each array) in steps of 4 packs.
 template <class ExecSpace>
 constexpr TileShape default_tile_shape() {
-#if defined(KOKKOS_ENABLE_CUDA)
-  if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda>) return TileShape{256, 1, 1};
-#endif
-  return TileShape{1, 4, 256};
+  if constexpr (is_device_execution_space_v<ExecSpace>) {
+    return TileShape{256, 1, 1};
+  } else {
+    return TileShape{1, 4, 256};
+  }
 }
+
+namespace impl {
+/// The default shape on a host space, for a call of body_items items (slots of them per thread and chunk): fewer
+/// chunks per tile when the body is too short to give every thread a tile, so that a small call still spreads
+/// over all threads like `omp parallel for schedule(static)`. Explicit shapes and device spaces are left alone.
+template <class ExecSpace>
+TileShape spread_over_threads(const ExecSpace& exec, const TileShape& shape, std::int64_t body_items, int slots) {
+  if constexpr (is_device_execution_space_v<ExecSpace>) {
+    return shape;
+  } else {
+    if (shape != default_tile_shape<ExecSpace>()) return shape;
+    const std::int64_t per_round = std::int64_t(exec.concurrency()) * shape.team_size * slots;
+    const std::int64_t chunks = (body_items + per_round - 1) / per_round;
+    TileShape spread = shape;
+    spread.chunks_per_thread = int(std::clamp<std::int64_t>(chunks, 1, shape.chunks_per_thread));
+    return spread;
+  }
+}
+}  // namespace impl
 
 /// Throws std::invalid_argument naming the bad field.
 inline void validate(const TileShape& shape, const char* where) {

@@ -1,24 +1,45 @@
 #pragma once
 // The one tiled elementwise engine behind kstream::transform, add and fma.
 //
-// Layout of the n elements as the engine sees them (packed path, all views contiguous and equally aligned):
+// One TeamPolicy kernel, one tile per team, an explicit tail guard in the last tile. What differs between calls is
+// only how a thread reaches its operands, the *access strategy*, chosen once per call on the host from the views:
 //
-//   | head (< W scalars) | body: body_packs packs of W elements, 16-byte aligned | tail (< W scalars) |
+//   packed      every view contiguous and at the same address mod 16 bytes: the n elements are
+//                 | head (< W scalars) | body: body_items packs of W elements, 16-byte aligned | tail (< W) |
+//               and each thread moves whole 16-byte packs (one LDG.128 / one SIMD load per input and pack).
+//   contiguous  every view contiguous, but not equally aligned (x + 1, y + 2, out + 3): no common pack boundary
+//               exists, so each thread keeps `W x packs_in_flight` single elements of every input in flight,
+//               block-strided across the team (element tile_first + slot * team_size + rank): each load
+//               instruction of a warp reads 32 adjacent elements (coalesced), and all loads are issued before
+//               the first store. Same bytes in flight as the packed path (PyTorch's "unroll" policy).
+//   strided     some view has a stride != 1: like contiguous, with the strides applied.
 //
-// The body is cut into tiles of tile_packs packs, one tile per team (see kstream/tiling.hpp for the arithmetic).
-// Every tile but the last runs without bounds checks; the last one checks each pack against body_packs (the tail
-// guard, the mask of a Triton kernel). Head and tail scalars are done by the last team, one element per thread.
-// When a view is strided or the views are not equally aligned, the same engine runs with W = 1 and strides.
+// The body is cut into tiles of tile_items items (packs, or single elements), one tile per team (see
+// kstream/tiling.hpp for the arithmetic). Every tile but the last runs without bounds checks; the last one checks
+// each item against body_items (the tail guard, the mask of a Triton kernel). Head and tail scalars of the packed
+// path are done by the last team. No strategy touches memory outside any view's elements.
+//
+// Host backends (x86) may write large packed outputs with non-temporal (streaming) stores: see store_policy.hpp.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <kstream/impl/slots.hpp>
+#include <kstream/impl/store_policy.hpp>
 #include <kstream/tiling.hpp>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
+
+// Iterations of the host loops are independent (see run_host_tile).
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__NVCC__)
+#define KSTREAM_IVDEP _Pragma("GCC ivdep")
+#elif defined(__clang__)
+#define KSTREAM_IVDEP _Pragma("clang loop vectorize(assume_safety)")
+#else
+#define KSTREAM_IVDEP
+#endif
 
 namespace kstream::impl {
 
@@ -28,40 +49,64 @@ struct alignas(sizeof(T) * W) Pack {
   T lane[W];
 };
 
-/// Where a view's elements live: first element and stride in elements (1 on the packed path).
+/// How a thread reaches its operands (see the comment at the top of this file).
+enum class Access { packed, contiguous, strided };
+
+/// Where a view's elements live: first element and stride in elements.
 template <class T>
 struct Stream {
   T* data;
   std::int64_t stride;
 };
 
-/// How the n elements split into scalar head, packed body and scalar tail.
+/// How the n elements split into scalar head, body items (packs or single elements) and scalar tail.
 struct Partition {
   std::int64_t head;
-  std::int64_t body_packs;
+  std::int64_t body_items;
   std::int64_t tail;
 };
 
-template <class ExecSpace, int Width, int PacksInFlight, class Op, class OutT, class... InTs>
+/// Items: Width elements each (Width > 1 only for Access::packed). ItemsInFlight: items of every input each
+/// thread loads before it computes and stores any.
+template <class ExecSpace, Access Mode, int Width, int ItemsInFlight, class Op, class OutT, class... InTs>
 struct TiledFunctor {
+  static_assert(Mode == Access::packed || Width == 1, "only the packed strategy moves several elements per item");
   using Seq = std::index_sequence_for<InTs...>;
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   using InputStreams = Slots<Seq, Stream<const InTs>...>;
-  using InputPacks = Slots<Seq, Pack<InTs, Width>...>;
+  using InputItems = Slots<Seq, Pack<InTs, Width>...>;
 
   Op op;
   Stream<OutT> out;
   InputStreams in;
   Partition part;
-  std::int64_t tile_packs;
+  std::int64_t tile_items;
   int chunks_per_thread;
   int league_size;
+  bool streaming_stores;  // host x86 packed path only (store_policy.hpp); false everywhere else
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
-    const std::int64_t tile_first = std::int64_t(team.league_rank()) * tile_packs;
+    // A local copy: on a host the functor lives in memory that the output stores could alias as far as the
+    // compiler knows, and every store would reload the pointers; a local whose address never escapes cannot.
+    const TiledFunctor local(*this);
+    local.run_team(team);
+  }
+
+  KOKKOS_INLINE_FUNCTION void run_team(const member_type& team) const {
+    const std::int64_t tile_first = std::int64_t(team.league_rank()) * tile_items;
     const int rank = team.team_rank();
     const int team_size = team.team_size();
-    if (tile_first + tile_packs <= part.body_packs) {
+    if constexpr (!is_device_execution_space_v<ExecSpace>) {
+      if (team_size == 1) {  // the host shapes: one thread walks its tile front to back
+        run_host_tile(tile_first, Kokkos::min(tile_first + tile_items, part.body_items), Seq{});
+        if (team.league_rank() == league_size - 1) run_edges(0, 1, Seq{});
+        if constexpr (Mode == Access::packed) {
+          if (streaming_stores) streaming_store_fence();  // this thread's streaming stores are visible at the join
+        }
+        return;
+      }
+    }
+    if (tile_first + tile_items <= part.body_items) {
       run_tile<false>(tile_first, rank, team_size);
     } else {
       run_tile<true>(tile_first, rank, team_size);
@@ -69,51 +114,88 @@ struct TiledFunctor {
     if (team.league_rank() == league_size - 1) run_edges(rank, team_size, Seq{});
   }
 
-  // Loads PacksInFlight packs of every input, then computes and stores them; Guarded skips packs >= body_packs.
+  // One host thread, items [first, last): a plain loop over the elements that the compiler vectorizes to the
+  // CPU's own width (out may be an input exactly: each element is read before it is written, so the iterations
+  // are independent, which `ivdep` tells the compiler). Streaming stores go pack by pack.
+  template <std::size_t... Is>
+  void run_host_tile(std::int64_t first, std::int64_t last, std::index_sequence<Is...>) const {
+    OutT* const target = out.data;
+    if constexpr (Mode == Access::packed) {
+      if (streaming_stores) {
+        for (std::int64_t item = first; item < last; ++item) {
+          InputItems loaded;
+          load_all(loaded, item, Seq{});
+          streaming_store(reinterpret_cast<Pack<OutT, Width>*>(target + part.head + item * Width),
+                          compute(loaded, Seq{}));
+        }
+        return;
+      }
+    }
+    if constexpr (Mode == Access::strided) {
+      const std::int64_t out_stride = out.stride;
+      KSTREAM_IVDEP
+      for (std::int64_t i = first; i < last; ++i)
+        target[i * out_stride] = op(get<Is>(in).data[i * get<Is>(in).stride]...);
+    } else {
+      const std::int64_t begin = part.head + first * Width, end = part.head + last * Width;
+      KSTREAM_IVDEP
+      for (std::int64_t i = begin; i < end; ++i) target[i] = op(get<Is>(in).data[i]...);
+    }
+  }
+
+  // Loads ItemsInFlight items of every input, then computes and stores them; Guarded skips items >= body_items.
   template <bool Guarded>
   KOKKOS_INLINE_FUNCTION void run_tile(std::int64_t tile_first, int rank, int team_size) const {
     for (int chunk = 0; chunk < chunks_per_thread; ++chunk) {
-      const std::int64_t first = tile_first + std::int64_t(chunk) * PacksInFlight * team_size + rank;
-      InputPacks loaded[PacksInFlight]{};  // value-initialized: guarded slots stay unread, but defined
-      for (int slot = 0; slot < PacksInFlight; ++slot) {
-        const std::int64_t p = first + std::int64_t(slot) * team_size;
-        if (!Guarded || p < part.body_packs) load_all(loaded[slot], p, Seq{});
+      const std::int64_t first = tile_first + std::int64_t(chunk) * ItemsInFlight * team_size + rank;
+      InputItems loaded[ItemsInFlight]{};  // value-initialized: guarded slots stay unread, but defined
+      for (int slot = 0; slot < ItemsInFlight; ++slot) {
+        const std::int64_t item = first + std::int64_t(slot) * team_size;
+        if (!Guarded || item < part.body_items) load_all(loaded[slot], item, Seq{});
       }
-      for (int slot = 0; slot < PacksInFlight; ++slot) {
-        const std::int64_t p = first + std::int64_t(slot) * team_size;
-        if (!Guarded || p < part.body_packs) store(p, compute(loaded[slot], Seq{}));
+      for (int slot = 0; slot < ItemsInFlight; ++slot) {
+        const std::int64_t item = first + std::int64_t(slot) * team_size;
+        if (!Guarded || item < part.body_items) store(item, compute(loaded[slot], Seq{}));
       }
     }
   }
 
   template <std::size_t... Is>
-  KOKKOS_FORCEINLINE_FUNCTION void load_all(InputPacks& loaded, std::int64_t p, std::index_sequence<Is...>) const {
-    ((get<Is>(loaded) = load<Is>(p)), ...);
+  KOKKOS_FORCEINLINE_FUNCTION void load_all(InputItems& loaded, std::int64_t item, std::index_sequence<Is...>) const {
+    ((get<Is>(loaded) = load<Is>(item)), ...);
   }
 
   template <std::size_t I>
-  KOKKOS_FORCEINLINE_FUNCTION auto load(std::int64_t p) const {
+  KOKKOS_FORCEINLINE_FUNCTION auto load(std::int64_t item) const {
     const auto& s = get<I>(in);
     using T = std::remove_const_t<std::remove_reference_t<decltype(*s.data)>>;
-    if constexpr (Width == 1) {
-      return Pack<T, 1>{{s.data[p * s.stride]}};
+    if constexpr (Mode == Access::packed) {
+      return *reinterpret_cast<const Pack<T, Width>*>(s.data + part.head + item * Width);
+    } else if constexpr (Mode == Access::contiguous) {
+      return Pack<T, 1>{{s.data[item]}};
     } else {
-      return *reinterpret_cast<const Pack<T, Width>*>(s.data + part.head + p * Width);
+      return Pack<T, 1>{{s.data[item * s.stride]}};
     }
   }
 
   template <std::size_t... Is>
-  KOKKOS_FORCEINLINE_FUNCTION Pack<OutT, Width> compute(const InputPacks& loaded, std::index_sequence<Is...>) const {
+  KOKKOS_FORCEINLINE_FUNCTION Pack<OutT, Width> compute(const InputItems& loaded, std::index_sequence<Is...>) const {
     Pack<OutT, Width> result;
     for (int lane = 0; lane < Width; ++lane) result.lane[lane] = op(get<Is>(loaded).lane[lane]...);
     return result;
   }
 
-  KOKKOS_FORCEINLINE_FUNCTION void store(std::int64_t p, const Pack<OutT, Width>& result) const {
-    if constexpr (Width == 1) {
-      out.data[p * out.stride] = result.lane[0];
+  KOKKOS_FORCEINLINE_FUNCTION void store(std::int64_t item, const Pack<OutT, Width>& result) const {
+    if constexpr (Mode == Access::packed) {
+      auto* target = reinterpret_cast<Pack<OutT, Width>*>(out.data + part.head + item * Width);
+      if constexpr (!is_device_execution_space_v<ExecSpace>) {
+        if (streaming_stores) return streaming_store(target, result);
+      }
+      *target = result;
+    } else if constexpr (Mode == Access::contiguous) {
+      out.data[item] = result.lane[0];
     } else {
-      *reinterpret_cast<Pack<OutT, Width>*>(out.data + part.head + p * Width) = result;
+      out.data[item * out.stride] = result.lane[0];
     }
   }
 
@@ -122,7 +204,7 @@ struct TiledFunctor {
   KOKKOS_INLINE_FUNCTION void run_edges(int rank, int team_size, std::index_sequence<Is...>) const {
     const std::int64_t edge_elements = part.head + part.tail;
     for (std::int64_t e = rank; e < edge_elements; e += team_size) {
-      const std::int64_t i = e < part.head ? e : part.head + part.body_packs * Width + (e - part.head);
+      const std::int64_t i = e < part.head ? e : part.head + part.body_items * Width + (e - part.head);
       out.data[i] = op(get<Is>(in).data[i]...);
     }
   }
@@ -143,19 +225,27 @@ Stream<const std::remove_const_t<typename View::value_type>> input_stream(const 
   return {v.data(), std::int64_t(v.stride(0))};
 }
 
-template <class ExecSpace, int Width, int PacksInFlight, class OutView, class Op, class... InViews>
-void launch(const char* label, const ExecSpace& exec, const TileShape& shape, const Partition& part, const OutView& out,
+/// One call's launch: the strategy, its item partition and whether a host may stream its stores.
+struct Plan {
+  Partition part;
+  bool streaming_stores;
+};
+
+template <class ExecSpace, Access Mode, int Width, int ItemsInFlight, class OutView, class Op, class... InViews>
+void launch(const char* label, const ExecSpace& exec, const TileShape& requested, const Plan& plan, const OutView& out,
             const Op& op, const InViews&... ins) {
-  using Functor = TiledFunctor<ExecSpace, Width, PacksInFlight, Op, typename OutView::value_type,
+  using Functor = TiledFunctor<ExecSpace, Mode, Width, ItemsInFlight, Op, typename OutView::value_type,
                                std::remove_const_t<typename InViews::value_type>...>;
-  const std::int64_t tile_packs = shape.tile_packs();
-  const std::int64_t league = std::max<std::int64_t>(1, (part.body_packs + tile_packs - 1) / tile_packs);
+  const TileShape shape = spread_over_threads(exec, requested, plan.part.body_items, ItemsInFlight);
+  const std::int64_t tile_items = std::int64_t(shape.team_size) * ItemsInFlight * shape.chunks_per_thread;
+  const std::int64_t league = std::max<std::int64_t>(1, (plan.part.body_items + tile_items - 1) / tile_items);
   if (league > INT_MAX)
     throw std::length_error(std::string(label) + ": " + std::to_string(out.extent(0)) +
                             " elements need more teams than a TeamPolicy holds; use a larger tile shape");
-  Functor functor{op,         output_stream(out), {{input_stream(ins)}...}, part, tile_packs, shape.chunks_per_thread,
-                  int(league)};
-  if (shape != default_tile_shape<ExecSpace>()) {  // a default shape is known to fit; others are checked first
+  Functor functor{op,          output_stream(out),   {{input_stream(ins)}...},
+                  plan.part,   tile_items,           shape.chunks_per_thread,
+                  int(league), plan.streaming_stores};
+  if (requested != default_tile_shape<ExecSpace>()) {  // a default shape is known to fit; others are checked first
     const int team_size_max =
         Kokkos::TeamPolicy<ExecSpace>(exec, int(league), Kokkos::AUTO).team_size_max(functor, Kokkos::ParallelForTag());
     if (shape.team_size > team_size_max)
@@ -166,18 +256,29 @@ void launch(const char* label, const ExecSpace& exec, const TileShape& shape, co
   Kokkos::parallel_for(label, Kokkos::TeamPolicy<ExecSpace>(exec, int(league), shape.team_size), functor);
 }
 
-template <class ExecSpace, int Width, class OutView, class Op, class... InViews>
-void dispatch_packs_in_flight(const char* label, const ExecSpace& exec, const TileShape& shape, const Partition& part,
+/// Items each thread keeps in flight per input: packs_in_flight packs, or as many single elements as those packs
+/// hold (W x packs_in_flight, capped at 32 to bound registers), so every strategy has the same bytes in flight.
+template <Access Mode, int ElementsPerPack>
+constexpr int slots_for(int packs_in_flight) {
+  return Mode == Access::packed ? packs_in_flight : std::min(32, packs_in_flight * ElementsPerPack);
+}
+
+template <class ExecSpace, Access Mode, int Width, int ElementsPerPack, class OutView, class Op, class... InViews>
+void dispatch_packs_in_flight(const char* label, const ExecSpace& exec, const TileShape& shape, const Plan& plan,
                               const OutView& out, const Op& op, const InViews&... ins) {
   switch (shape.packs_in_flight) {
     case 1:
-      return launch<ExecSpace, Width, 1>(label, exec, shape, part, out, op, ins...);
+      return launch<ExecSpace, Mode, Width, slots_for<Mode, ElementsPerPack>(1)>(label, exec, shape, plan, out, op,
+                                                                                 ins...);
     case 2:
-      return launch<ExecSpace, Width, 2>(label, exec, shape, part, out, op, ins...);
+      return launch<ExecSpace, Mode, Width, slots_for<Mode, ElementsPerPack>(2)>(label, exec, shape, plan, out, op,
+                                                                                 ins...);
     case 4:
-      return launch<ExecSpace, Width, 4>(label, exec, shape, part, out, op, ins...);
+      return launch<ExecSpace, Mode, Width, slots_for<Mode, ElementsPerPack>(4)>(label, exec, shape, plan, out, op,
+                                                                                 ins...);
     case 8:
-      return launch<ExecSpace, Width, 8>(label, exec, shape, part, out, op, ins...);
+      return launch<ExecSpace, Mode, Width, slots_for<Mode, ElementsPerPack>(8)>(label, exec, shape, plan, out, op,
+                                                                                 ins...);
     default:
       validate(shape, label);  // throws
   }
@@ -191,7 +292,25 @@ constexpr int pack_width() {
   return (same_size && size < std::size_t(pack_bytes) && pack_bytes % size == 0) ? int(pack_bytes / size) : 1;
 }
 
-/// Checks nothing (the callers do); picks packed or strided path and launches. n == 0 launches nothing.
+/// The packed strategy's condition: every view contiguous and at the same address modulo 16 bytes.
+template <class OutView, class... InViews>
+bool packable(const OutView& out, const InViews&... ins) {
+  if constexpr (pack_width<typename OutView::value_type, typename InViews::value_type...>() == 1) {
+    return false;
+  } else {
+    const std::uintptr_t misalignment = address_of(out) % pack_bytes;
+    return out.stride(0) == 1 && ((ins.stride(0) == 1) && ...) &&
+           ((address_of(ins) % pack_bytes == misalignment) && ...);
+  }
+}
+
+/// Whether a call on these views writes its output with streaming stores (the bench records it).
+template <class ExecSpace, class OutView, class... InViews>
+bool streams_stores(const OutView& out, const InViews&... ins) {
+  return out.extent(0) > 0 && packable(out, ins...) && use_streaming_stores<ExecSpace>(out, ins...);
+}
+
+/// Checks nothing (the callers do); picks the access strategy and launches. n == 0 launches nothing.
 template <class ExecSpace, class OutView, class Op, class... InViews>
 void tiled_transform(const char* label, const ExecSpace& exec, const TileShape& shape, const OutView& out, const Op& op,
                      const InViews&... ins) {
@@ -200,18 +319,23 @@ void tiled_transform(const char* label, const ExecSpace& exec, const TileShape& 
   if (n == 0) return;
   using OutT = typename OutView::value_type;
   constexpr int width = pack_width<OutT, typename InViews::value_type...>();
+  // Elements of the output type in one 16-byte pack: what the single-element strategies keep in flight per pack.
+  constexpr int elements_per_pack = std::max<int>(1, pack_bytes / int(sizeof(OutT)));
   if constexpr (width > 1) {
-    const std::uintptr_t misalignment = address_of(out) % pack_bytes;
-    const bool packable =
-        out.stride(0) == 1 && ((ins.stride(0) == 1) && ...) && ((address_of(ins) % pack_bytes == misalignment) && ...);
-    if (packable) {
+    if (packable(out, ins...)) {
+      const std::uintptr_t misalignment = address_of(out) % pack_bytes;
       const std::int64_t head = std::min<std::int64_t>(n, ((pack_bytes - misalignment) % pack_bytes) / sizeof(OutT));
       const std::int64_t body_packs = (n - head) / width;
-      const Partition part{head, body_packs, n - head - body_packs * width};
-      return dispatch_packs_in_flight<ExecSpace, width>(label, exec, shape, part, out, op, ins...);
+      const Plan plan{{head, body_packs, n - head - body_packs * width}, use_streaming_stores<ExecSpace>(out, ins...)};
+      return dispatch_packs_in_flight<ExecSpace, Access::packed, width, elements_per_pack>(label, exec, shape, plan,
+                                                                                           out, op, ins...);
     }
   }
-  dispatch_packs_in_flight<ExecSpace, 1>(label, exec, shape, Partition{0, n, 0}, out, op, ins...);
+  const Plan plan{{0, n, 0}, false};
+  if (out.stride(0) == 1 && ((ins.stride(0) == 1) && ...))
+    return dispatch_packs_in_flight<ExecSpace, Access::contiguous, 1, elements_per_pack>(label, exec, shape, plan, out,
+                                                                                         op, ins...);
+  dispatch_packs_in_flight<ExecSpace, Access::strided, 1, elements_per_pack>(label, exec, shape, plan, out, op, ins...);
 }
 
 }  // namespace kstream::impl

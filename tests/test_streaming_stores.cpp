@@ -1,0 +1,92 @@
+// Both store paths of the engine give exact results: plain stores and (host x86) streaming stores, forced with
+// kstream::set_streaming_stores; the policy's decisions: aliasing, size, device spaces and strategy.
+#include <cmath>
+#include <kstream/kstream.hpp>
+
+#include "elementwise_case.hpp"
+
+namespace kstream::test {
+namespace {
+
+template <class C>
+class StreamingStoreTest : public ::testing::Test {
+ protected:
+  void TearDown() override { kstream::set_streaming_stores(StreamingStores::automatic); }
+};
+TYPED_TEST_SUITE(StreamingStoreTest, AllCases, CaseNames);
+
+/// Streaming stores exist where the engine runs its packed path on an x86 host.
+template <class C>
+constexpr bool may_stream = !on_device<C> && KSTREAM_HOST_STREAMING_STORES;
+
+TYPED_TEST(StreamingStoreTest, BothStorePathsAreExactAtEdgeSizesAndPlacements) {
+  using T = typename TypeParam::value_type;
+  for (const StreamingStores mode : {StreamingStores::always, StreamingStores::never}) {
+    kstream::set_streaming_stores(mode);
+    for (const std::int64_t n : edge_sizes(tile_elements<TypeParam>())) {
+      for (const auto& [inputs, out] : standard_placements<3>()) {
+        ElementwiseCase<3> c{.n = n, .inputs = inputs, .out = out};
+        EXPECT_EQ(run_case<TypeParam>(
+                      c, [](auto exec, auto o, auto a, auto b, auto cc) { kstream::fma(exec, a, b, cc, o); },
+                      [](T a, T b, T cc) { return std::fma(a, b, cc); }),
+                  "")
+            << c.describe() << (mode == StreamingStores::always ? " streaming" : " plain");
+        ElementwiseCase<2> a{.n = n, .inputs = {inputs[0], inputs[1]}, .out = out};
+        EXPECT_EQ(run_case<TypeParam>(
+                      a, [](auto exec, auto o, auto x, auto y) { kstream::add(exec, x, y, o); },
+                      [](T x, T y) { return T(x + y); }),
+                  "")
+            << a.describe() << (mode == StreamingStores::always ? " streaming" : " plain");
+      }
+    }
+  }
+}
+
+TYPED_TEST(StreamingStoreTest, AliasedOutputFallsBackToPlainStoresAndStaysExact) {
+  using T = typename TypeParam::value_type;
+  kstream::set_streaming_stores(StreamingStores::always);
+  for (const int alias : {0, 1}) {
+    ElementwiseCase<2> c{.n = 4 * tile_elements<TypeParam>() + 3, .alias = alias};
+    EXPECT_EQ(run_case<TypeParam>(
+                  c,
+                  [](auto exec, auto o, auto x, auto y) {
+                    EXPECT_FALSE(impl::streams_stores<decltype(exec)>(o, x, y)) << "out aliases an input";
+                    kstream::add(exec, x, y, o);
+                  },
+                  [](T x, T y) { return T(x + y); }),
+              "")
+        << c.describe();
+  }
+}
+
+TYPED_TEST(StreamingStoreTest, PolicyFollowsModeSizeAliasingAndStrategy) {
+  using T = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  using Unmanaged = Kokkos::View<T*, typename TypeParam::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using Strided =
+      Kokkos::View<T*, Kokkos::LayoutStride, typename TypeParam::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  // The decision reads only extents and addresses: views of any extent over a small buffer are enough.
+  Kokkos::View<T*, typename TypeParam::memory_space> buffer("buffer", 64);
+  const std::int64_t huge = 4 * kstream::last_level_cache_bytes() / std::int64_t(sizeof(T));
+  const Unmanaged x(buffer.data(), huge), y(buffer.data() + 16, huge), out(buffer.data() + 32, huge);
+  const Unmanaged small_x(buffer.data(), 64 / 4), small_out(buffer.data() + 32, 64 / 4);
+  const Unmanaged shifted_out(buffer.data() + 33, huge);
+
+  kstream::set_streaming_stores(StreamingStores::automatic);
+  EXPECT_EQ(impl::streams_stores<Exec>(out, x, y), may_stream<TypeParam>) << "large, packed, not aliased";
+  EXPECT_FALSE(impl::streams_stores<Exec>(small_out, small_x, small_x)) << "fits in cache";
+  EXPECT_FALSE(impl::streams_stores<Exec>(x, x, y)) << "out is an input";
+  EXPECT_FALSE(impl::streams_stores<Exec>(shifted_out, x, y)) << "unequally aligned: no packed path";
+  EXPECT_FALSE(impl::streams_stores<Exec>(Strided(buffer.data(), Kokkos::LayoutStride(huge / 2, 2)),
+                                          Strided(buffer.data() + 1, Kokkos::LayoutStride(huge / 2, 2)),
+                                          Strided(buffer.data() + 5, Kokkos::LayoutStride(huge / 2, 2))))
+      << "strided: no packed path";
+  kstream::set_streaming_stores(StreamingStores::always);
+  EXPECT_EQ(impl::streams_stores<Exec>(small_out, small_x, small_x), may_stream<TypeParam>) << "forced";
+  kstream::set_streaming_stores(StreamingStores::never);
+  EXPECT_FALSE(impl::streams_stores<Exec>(out, x, y)) << "switched off";
+  EXPECT_EQ(kstream::streaming_stores(), StreamingStores::never);
+}
+
+}  // namespace
+}  // namespace kstream::test
