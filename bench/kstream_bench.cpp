@@ -2,6 +2,7 @@
 // Kokkos baseline, kstream's tiled kernels and the native peers, over sizes 2^10 .. 2^28 and a tail size.
 //
 //   kstream_bench [google benchmark flags] [--kstream_max_n=N] [--kstream_min_time=SECONDS] [--kstream_tuning]
+//   kstream_bench --kstream_configuration      kstream's version, Kokkos, backends and default tile shapes
 //
 // Names read op/variant/type/backend/layout/n, e.g. add/tiled/float/Cuda/offsets123/268435456 (layouts: aligned,
 // offset1, offsets123, stride2, stride3; bench_support.hpp). Time is manual time over a batch
@@ -15,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 #include <kstream/kstream.hpp>
 #include <sstream>
 #include <string_view>
@@ -25,10 +27,11 @@ namespace kstream::bench {
 namespace {
 
 struct Settings {
-  std::int64_t max_n = 0;  // 0: from the memory of the machine
-  bool tuning = false;     // also time a grid of tile shapes for add and fma
-  double min_time = 0.1;   // seconds of timed calls per benchmark (set per benchmark: the flag's syntax varies
-                           // between Google Benchmark versions)
+  std::int64_t max_n = 0;            // 0: from the memory of the machine
+  bool tuning = false;               // also time a grid of tile shapes for add and fma
+  bool print_configuration = false;  // print kstream::print_configuration and exit
+  double min_time = 0.1;  // seconds of timed calls per benchmark (set per benchmark: the flag's syntax varies
+                          // between Google Benchmark versions)
 };
 
 Settings& settings() {
@@ -346,6 +349,8 @@ void parse_flags(int& argc, char** argv) {
       settings().min_time = seconds;
     } else if (arg == "--kstream_tuning") {
       settings().tuning = true;
+    } else if (arg == "--kstream_configuration") {
+      settings().print_configuration = true;
     } else {
       argv[kept++] = argv[i];
     }
@@ -362,6 +367,10 @@ int main(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(argv[i]);
   Kokkos::ScopeGuard kokkos(argc, argv);
   parse_flags(argc, argv);
+  if (settings().print_configuration) {
+    kstream::print_configuration(std::cout);
+    return 0;
+  }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   add_context(command);

@@ -76,7 +76,8 @@ def describe_source(src, index):
     facts = []
     for key, label in (("kstream.commit", "commit"), ("kstream.kokkos_version", "Kokkos"),
                        ("kstream.backends", "backends"), ("kstream.cuda.runtime", "CUDA runtime"),
-                       ("kstream.gpu.driver", "driver"), ("kstream.cuda.driver_api", "driver API"),
+                       ("kstream.build.kind", "build"), ("kstream.build.compiler", "compiler"),
+                       ("kstream.build.host_arch", "host arch"), ("kstream.gpu.driver", "driver"), ("kstream.cuda.driver_api", "driver API"),
                        ("kstream.cuda.cccl", "CCCL"),
                        ("torch_version", "PyTorch"), ("triton_version", "Triton"),
                        ("env.OMP_NUM_THREADS", "OMP_NUM_THREADS"), ("env.OMP_PROC_BIND", "OMP_PROC_BIND"),
@@ -123,6 +124,13 @@ def best_peer(rows, backend, typ, op, n, layout=None):
     return name, gbps
 
 
+def backend_label(src, backend):
+    """A host backend of a CUDA build (its host code compiled through nvcc) is labelled as such."""
+    if backend != "Cuda" and "Cuda" in src["context"].get("kstream.backends", ""):
+        return f"{backend} (CUDA build)"
+    return backend
+
+
 def headline(sources):
     """One row per backend, type and op at the largest aligned n of each source: the answer first."""
     lines = ["| backend | op | type | n | kstream tiled GB/s | naive Kokkos | best native peer | tiled / naive | "
@@ -136,7 +144,7 @@ def headline(sources):
             naive = rows.get((backend, typ, op, BASELINE, n), (None,))[0]
             peer, peer_gbps = best_peer(rows, backend, typ, op, n)
             copy = copy_rate(sources, backend, typ, n, i)
-            lines.append(f"| {backend} | {op} | {typ} | {n:,} | {fmt(tiled)} | {fmt(naive)} | "
+            lines.append(f"| {backend_label(src, backend)} | {op} | {typ} | {n:,} | {fmt(tiled)} | {fmt(naive)} | "
                          f"{(peer + ' ' + fmt(peer_gbps)) if peer else '–'} | {fmt(ratio(tiled, naive), 2)}x | "
                          f"{fmt(ratio(tiled, peer_gbps), 3)}x | {fmt(100 * ratio(tiled, copy), 1) if copy else '–'} | "
                          f"[{i}] |")
@@ -156,7 +164,7 @@ def layout_rows(sources):
             naive = rows.get((backend, typ, op, f"{BASELINE}@{layout}", n), (None,))[0]
             aligned = rows.get((backend, typ, op, KSTREAM, n), (None,))[0]
             peer, peer_gbps = best_peer(rows, backend, typ, op, n, layout)
-            lines.append(f"| {backend} | {op} | {typ} | {layout} | {n:,} | {fmt(tiled)} | {fmt(naive)} | "
+            lines.append(f"| {backend_label(src, backend)} | {op} | {typ} | {layout} | {n:,} | {fmt(tiled)} | {fmt(naive)} | "
                          f"{(peer + ' ' + fmt(peer_gbps)) if peer else '–'} | {fmt(ratio(tiled, naive), 2)}x | "
                          f"{fmt(ratio(tiled, peer_gbps), 3) + 'x' if peer else '–'} | {fmt(aligned)} | "
                          f"{fmt(ratio(tiled, aligned), 3)}x | [{i}] |")
@@ -314,27 +322,36 @@ def main(argv=None):
     top = headline(sources)
     if top:
         out += ["## Headline: the largest n of each run", ""] + top + [""]
+    plotted = False
     for typ in ("float", "double"):
         try:
             path = plot(g, plots_dir, typ)
+            plotted = plotted or bool(path)
         except ImportError:
-            print("warning: matplotlib missing, no plots", file=sys.stderr)
+            if typ == "float":
+                print("note: this python3 has no matplotlib, so the report has tables only; for plots run it with a "
+                      "python3 that has it (pip install matplotlib, or Debian's python3-matplotlib)", file=sys.stderr)
+                out += ["(No plots: the python3 that wrote this report has no matplotlib.)", ""]
             path = None
         if path:
             rel = os.path.relpath(path, os.path.dirname(os.path.abspath(args.out)))
             out += [f"![bandwidth vs size, {typ}]({rel})", ""]
-    fusion_rows = []
+    fusion_rows, fusion_sweep = [], []
     for (backend, typ, op), variants in sorted(g.items()):
         for fop, fused, unfused, predicted in FUSION:
             if op != fop or fused not in variants or unfused not in variants:
                 continue
+            rows = []
             for n in sorted(variants[fused]):
                 if n < FUSION_MIN_N:
                     continue
                 f, u = variants[fused][n], variants[unfused].get(n)
                 if u and f[1] == u[1]:
-                    fusion_rows.append(f"| {backend} | {typ} | {op}: {fused} vs {unfused} | {n:,} | "
-                                       f"{f[0] / u[0]:.2f}x | {predicted:.2f}x |")
+                    rows.append(f"| {backend} | {typ} | {op}: {fused} vs {unfused} | {n:,} | "
+                                f"{f[0] / u[0]:.2f}x | {predicted:.2f}x |")
+            if rows:
+                fusion_rows.append(rows[-1])  # the largest n; the whole sweep goes into the collapsed table
+                fusion_sweep += rows
     if fusion_rows:
         out += ["## What fusion buys", "",
                 "Speedup of the fused kernel over the same computation as separate kernels (the intermediate "
@@ -344,7 +361,9 @@ def main(argv=None):
                 "unfused/separate naive isolates fusion (same kernel style); tiled vs them adds the tiled "
                 "engine's own gain.", "",
                 "| backend | type | comparison | n | measured | predicted |", "|---|---|---|---|---|---|"]
-        out += fusion_rows + [""]
+        out += fusion_rows + ["", "<details><summary>Every size from 2^20</summary>", "",
+                              "| backend | type | comparison | n | measured | predicted |", "|---|---|---|---|---|---|"]
+        out += fusion_sweep + ["", "</details>", ""]
     out += layout_rows(sources)
     out += launch_floor(sources)
     for (backend, typ, op) in sorted(g, key=lambda k: (k[0], k[1] != "float", k[1], k[2])):
@@ -354,7 +373,7 @@ def main(argv=None):
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as f:
         f.write("\n".join(out))
-    print(f"wrote {args.out}" + (f" and plots in {plots_dir}" if os.path.isdir(plots_dir) else ""))
+    print(f"wrote {args.out}" + (f" and plots in {plots_dir}" if plotted else ""))
     return 0
 
 

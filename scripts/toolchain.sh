@@ -124,12 +124,24 @@ kstream_in_root() {
   )
 }
 
-# A python3 with matplotlib for scripts/report.py: Debian's, installed when missing.
+# A python3 for scripts/report.py: the first one with matplotlib, PATH first, then the system's. With your own
+# Kokkos nothing is installed: without matplotlib the report has its tables and says how to get plots. On the
+# toolchain-root path (a fresh Debian machine, as root) Debian's python3-matplotlib is installed when missing.
 kstream_report_python() {
-  if ! /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
+  local candidate
+  for candidate in $(type -ap python3) /usr/bin/python3; do
+    if "$candidate" -c 'import matplotlib' 2>/dev/null; then
+      echo "$candidate"
+      return
+    fi
+  done
+  if ! kstream_use_own_kokkos && command -v apt-get >/dev/null && [[ $(id -u) -eq 0 ]]; then
     kstream_log "installing python3-matplotlib (Debian package) for scripts/report.py"
     apt-get update -qq >&2
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-matplotlib >/dev/null
+    echo /usr/bin/python3
+    return
   fi
-  echo /usr/bin/python3
+  kstream_log "no python3 with matplotlib: the report gets tables only (for plots: pip install matplotlib)"
+  command -v python3 || echo /usr/bin/python3
 }

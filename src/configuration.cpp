@@ -1,6 +1,10 @@
 #include <Kokkos_Core.hpp>
 #include <kstream/configuration.hpp>
+#include <kstream/impl/store_policy.hpp>
+#include <kstream/streaming_stores.hpp>
 #include <kstream/tiling.hpp>
+#include <kstream/version.hpp>
+#include <ostream>
 #include <sstream>
 
 namespace kstream {
@@ -24,6 +28,7 @@ void describe_backend(std::map<std::string, std::string>& facts, std::string& ba
 
 std::map<std::string, std::string> configuration() {
   std::map<std::string, std::string> facts;
+  facts["version"] = KSTREAM_VERSION_STRING;
   facts["kokkos_version"] = std::to_string(KOKKOS_VERSION / 10000) + "." + std::to_string(KOKKOS_VERSION / 100 % 100) +
                             "." + std::to_string(KOKKOS_VERSION % 100);
   std::string backends;
@@ -37,6 +42,13 @@ std::map<std::string, std::string> configuration() {
   describe_backend<Kokkos::Cuda>(facts, backends);
 #endif
   facts["backends"] = backends;
+  // How this library was built: a host-only build and a CUDA build's host backends compile differently.
+  facts["build.compiler"] = KSTREAM_COMPILER;
+  facts["build.host_arch"] = KSTREAM_HOST_ARCH_FLAG;
+  facts["build.kind"] = backends.find("Cuda") != std::string::npos ? "CUDA build (host backends compiled through nvcc)"
+                                                                   : "host-only build";
+  facts["build.streaming_stores"] = KSTREAM_HOST_STREAMING_STORES ? "x86 streaming stores available" : "none";
+  facts["build.last_level_cache_bytes"] = std::to_string(last_level_cache_bytes());
   facts["default_execution_space"] = Kokkos::DefaultExecutionSpace::name();
   if (Kokkos::is_initialized()) {
     std::ostringstream os;
@@ -46,6 +58,22 @@ std::map<std::string, std::string> configuration() {
     facts["concurrency.host"] = std::to_string(Kokkos::DefaultHostExecutionSpace().concurrency());
   }
   return facts;
+}
+
+void print_configuration(std::ostream& os) {
+  const auto facts = configuration();
+  auto fact = [&](const std::string& key) {
+    const auto it = facts.find(key);
+    return it == facts.end() ? std::string("?") : it->second;
+  };
+  os << "kstream " << fact("version") << "\n"
+     << "  Kokkos " << fact("kokkos_version") << ", backends " << fact("backends") << " (default "
+     << fact("default_execution_space") << ")\n"
+     << "  build: " << fact("build.kind") << ", " << fact("build.compiler") << " " << fact("build.host_arch") << "\n";
+  for (const auto& [key, value] : facts)
+    if (key.rfind("tile_shape.", 0) == 0) os << "  default tile shape on " << key.substr(11) << ": " << value << "\n";
+  os << "  host stores: " << fact("build.streaming_stores") << ", automatic above "
+     << 2 * last_level_cache_bytes() / (1 << 20) << " MiB of operands (twice the last-level cache)\n";
 }
 
 std::string configuration_text() {

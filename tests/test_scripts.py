@@ -45,6 +45,42 @@ class ReportTest(unittest.TestCase):
         self.assertIn("104.8", row)         # % of copy, 4400 / 4200
         self.assertIn("91.7", row)          # % of the 4800 GB/s peak
 
+    def test_headline_table_comes_first(self):
+        text, _ = self.report("report_cuda.json", "report_openmp.json")
+        self.assertLess(text.index("## Headline"), text.index("## add, float, Cuda"))
+        headline = text.split("## Headline")[1].split("## ")[0]
+        row = next(line for line in headline.splitlines() if line.startswith("| Cuda | add | float |"))
+        self.assertIn("cub_transform 4,400", row)
+        self.assertIn("1.76x", row)
+
+    def test_layout_table_compares_on_the_same_pointers_and_with_aligned(self):
+        text, _ = self.report("report_layouts.json")
+        section = text.split("## Operand layouts")[1].split("## ")[0]
+        row = next(line for line in section.splitlines() if "| offsets123 |" in line)
+        self.assertIn("1.72x", row)                # tiled / naive = 4300 / 2500
+        self.assertIn("cub_transform 4,380", row)
+        self.assertIn("0.982x", row)               # tiled / cub on the same pointers
+        self.assertIn("0.977x", row)               # tiled / tiled aligned = 4300 / 4400
+        stride = next(line for line in section.splitlines() if "| stride2 |" in line)
+        self.assertIn("1.06x", stride)             # 1700 / 1600
+        self.assertNotIn("@", text.split("## Operand layouts")[0])  # layouts stay out of the aligned tables
+
+    def test_tables_without_matplotlib(self):
+        with tempfile.TemporaryDirectory() as fake:  # a matplotlib that cannot be imported
+            os.makedirs(os.path.join(fake, "matplotlib"))
+            with open(os.path.join(fake, "matplotlib", "__init__.py"), "w") as f:
+                f.write("raise ImportError('no matplotlib here')\n")
+            env = dict(os.environ, PYTHONPATH=fake)
+            result = subprocess.run([sys.executable, REPORT, os.path.join(FIXTURES, "report_cuda.json"), "--out",
+                                     self.out], capture_output=True, text=True, env=env)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("pip install matplotlib", result.stderr)
+        with open(self.out) as f:
+            text = f.read()
+        self.assertIn("## add, float, Cuda", text)
+        self.assertIn("No plots", text)
+        self.assertFalse(os.path.exists(os.path.join(self.tmp.name, "plots")))
+
     def test_sources_plots_and_both_backends(self):
         text, _ = self.report("report_cuda.json", "report_openmp.json")
         self.assertIn("Fixture GPU", text)

@@ -1,0 +1,41 @@
+# Builds and runs examples/consumer against this build of kstream, the way users consume it (ctest runs it):
+#   MODE=install      cmake --install into a scratch prefix, then find_package(kstream REQUIRED)
+#   MODE=subproject   add_subdirectory(kstream sources); the subproject must build the library alone
+# Variables: MODE, SOURCE_DIR, BUILD_DIR (this build), WORK_DIR (scratch), GENERATOR, CXX_COMPILER, KOKKOS_DIR.
+cmake_minimum_required(VERSION 3.22)
+
+function(run)
+  execute_process(COMMAND ${ARGV} RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT status EQUAL 0)
+    message(FATAL_ERROR "consumer test (${MODE}): '${ARGV}' failed (${status}):\n${out}\n${err}")
+  endif()
+  message("${out}")
+endfunction()
+
+file(REMOVE_RECURSE "${WORK_DIR}")
+set(consumer_build "${WORK_DIR}/build")
+set(configure ${CMAKE_COMMAND} -S "${SOURCE_DIR}/examples/consumer" -B "${consumer_build}" -G "${GENERATOR}"
+              -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DKokkos_DIR=${KOKKOS_DIR} -DCMAKE_BUILD_TYPE=Release)
+if(MODE STREQUAL "install")
+  run(${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${WORK_DIR}/prefix")
+  foreach(installed include/kstream/kstream.hpp include/kstream/version.hpp include/kstream/impl/tiled_engine.hpp)
+    if(NOT EXISTS "${WORK_DIR}/prefix/${installed}")
+      message(FATAL_ERROR "consumer test (install): ${installed} was not installed")
+    endif()
+  endforeach()
+  run(${configure} -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
+elseif(MODE STREQUAL "subproject")
+  run(${configure} -DKSTREAM_SOURCE_DIR=${SOURCE_DIR})
+else()
+  message(FATAL_ERROR "consumer test: MODE must be install or subproject, got '${MODE}'")
+endif()
+run(${CMAKE_COMMAND} --build "${consumer_build}")
+if(MODE STREQUAL "subproject")
+  # Tests, benchmarks and examples are the top-level project's business only.
+  foreach(extra tests bench kstream_example_fused_chain)
+    if(EXISTS "${consumer_build}/kstream/${extra}")
+      message(FATAL_ERROR "consumer test (subproject): kstream built '${extra}' as a subproject")
+    endif()
+  endforeach()
+endif()
+run("${consumer_build}/app")

@@ -1,0 +1,129 @@
+// How kstream presents itself to the Kokkos ecosystem: every entry point launches exactly one kernel with its
+// documented label (what Kokkos Tools profilers show), and default tile shapes follow the execution space's
+// properties (device vs host memory), not its name.
+#include <functional>
+#include <kstream/kstream.hpp>
+#include <kstream/version.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "test_support.hpp"
+
+namespace kstream::test {
+namespace {
+
+// ---- default tile shapes: checked at compile time for every backend built here ----
+template <class ExecSpace>
+constexpr bool has_shape_for_its_kind() {
+  constexpr TileShape expected = is_device_execution_space_v<ExecSpace> ? TileShape{256, 1, 1} : TileShape{1, 4, 256};
+  return default_tile_shape<ExecSpace>() == expected;
+}
+static_assert(!is_device_execution_space_v<Kokkos::DefaultHostExecutionSpace>);
+static_assert(has_shape_for_its_kind<Kokkos::DefaultHostExecutionSpace>());
+static_assert(has_shape_for_its_kind<Kokkos::DefaultExecutionSpace>());
+#if defined(KOKKOS_ENABLE_SERIAL)
+static_assert(!is_device_execution_space_v<Kokkos::Serial> && default_tile_shape<Kokkos::Serial>().team_size == 1);
+#endif
+#if defined(KOKKOS_ENABLE_OPENMP)
+static_assert(!is_device_execution_space_v<Kokkos::OpenMP> && default_tile_shape<Kokkos::OpenMP>().team_size == 1);
+#endif
+#if defined(KOKKOS_ENABLE_CUDA)
+static_assert(is_device_execution_space_v<Kokkos::Cuda> && default_tile_shape<Kokkos::Cuda>().team_size == 256);
+// Any space whose memory the host cannot read gets the device shape: a stand-in with Cuda's memory, another name.
+struct SomeOtherDeviceSpace {
+  using memory_space = Kokkos::CudaSpace;
+};
+static_assert(default_tile_shape<SomeOtherDeviceSpace>() == default_tile_shape<Kokkos::Cuda>());
+#endif
+#if defined(KOKKOS_ENABLE_HIP)
+static_assert(is_device_execution_space_v<Kokkos::HIP> && default_tile_shape<Kokkos::HIP>().team_size == 256);
+#endif
+#if defined(KOKKOS_ENABLE_SYCL)
+static_assert(is_device_execution_space_v<Kokkos::SYCL> && default_tile_shape<Kokkos::SYCL>().team_size == 256);
+#endif
+
+// ---- kernel labels, seen through the Kokkos Tools begin-parallel-for callback ----
+std::vector<std::string>& launched() {
+  static std::vector<std::string> labels;
+  return labels;
+}
+void record_parallel_for(const char* name, std::uint32_t, std::uint64_t*) {
+  launched().emplace_back(name);
+}
+
+/// The labels of the parallel_for kernels `call` launches (and nothing else).
+template <class Call>
+std::vector<std::string> kernels_of(Call&& call) {
+  Kokkos::fence();
+  launched().clear();
+  Kokkos::Tools::Experimental::set_begin_parallel_for_callback(record_parallel_for);
+  call();
+  Kokkos::fence();
+  Kokkos::Tools::Experimental::set_begin_parallel_for_callback(nullptr);
+  return launched();
+}
+
+template <class C>
+class IntegrationTest : public ::testing::Test {};
+TYPED_TEST_SUITE(IntegrationTest, AllCases, CaseNames);
+
+struct Triple {
+  template <class T>
+  KOKKOS_INLINE_FUNCTION T operator()(T x) const {
+    return T(3) * x;
+  }
+};
+
+TYPED_TEST(IntegrationTest, EveryEntryPointLaunchesOneKernelWithItsLabel) {
+  using T = typename TypeParam::value_type;
+  using M = typename TypeParam::memory_space;
+  const typename TypeParam::execution_space exec;
+  for (const std::int64_t n : {std::int64_t(1), std::int64_t(1000), std::int64_t(100003)}) {
+    Kokkos::View<T*, M> x("x", n), y("y", n), z("z", n), out("out", n);
+    const std::vector<std::pair<std::string, std::function<void()>>> calls = {
+        {"kstream::add[tiled]", [&] { kstream::add(exec, x, y, out); }},
+        {"kstream::add[tiled]", [&] { kstream::add(x, y, out); }},
+        {"kstream::fma[tiled]", [&] { kstream::fma(exec, x, y, z, out); }},
+        {"kstream::fma[tiled]",
+         [&] {
+           kstream::fma(exec, x, y, z, out, TileShape{1, 2, 3});
+         }},
+        {"kstream::transform[tiled]", [&] { kstream::transform(exec, out, Triple{}, x); }},
+        {"kstream::add[naive]", [&] { kstream::naive::add(exec, x, y, out); }},
+        {"kstream::fma[naive]", [&] { kstream::naive::fma(exec, x, y, z, out); }},
+        {"kstream::transform[naive]", [&] { kstream::naive::transform(exec, out, Triple{}, x); }},
+    };
+    for (const auto& [label, call] : calls) {
+      const auto kernels = kernels_of(call);
+      ASSERT_EQ(kernels.size(), 1u) << label << " n=" << n;
+      EXPECT_EQ(kernels[0], label) << "n=" << n;
+    }
+    // Unequally aligned and strided views run other strategies of the same engine: still one kernel, same label.
+    auto shifted = Kokkos::subview(x, Kokkos::pair<std::int64_t, std::int64_t>(n > 1 ? 1 : 0, n));
+    auto shifted_out = Kokkos::subview(out, Kokkos::pair<std::int64_t, std::int64_t>(0, shifted.extent(0)));
+    Kokkos::View<T*, M> wide("wide", 2 * n);
+    Kokkos::View<T*, Kokkos::LayoutStride, M> strided(wide.data(), Kokkos::LayoutStride(n, 2));
+    EXPECT_EQ(kernels_of([&] { kstream::add(exec, shifted, shifted, shifted_out); }),
+              std::vector<std::string>{"kstream::add[tiled]"});
+    EXPECT_EQ(kernels_of([&] { kstream::transform(exec, strided, Triple{}, strided); }),
+              std::vector<std::string>{"kstream::transform[tiled]"});
+  }
+  // n == 0 launches nothing.
+  Kokkos::View<T*, M> empty("empty", 0);
+  EXPECT_TRUE(kernels_of([&] { kstream::add(exec, empty, empty, empty); }).empty());
+}
+
+TEST(Configuration, PrintsVersionKokkosAndEveryBackendsShape) {
+  std::ostringstream os;
+  kstream::print_configuration(os);
+  const std::string text = os.str();
+  EXPECT_NE(text.find(std::string("kstream ") + KSTREAM_VERSION_STRING), std::string::npos) << text;
+  EXPECT_NE(text.find("Kokkos " + std::to_string(KOKKOS_VERSION / 10000)), std::string::npos) << text;
+  EXPECT_NE(text.find(std::string("default tile shape on ") + Kokkos::DefaultExecutionSpace::name() + ": team_size="),
+            std::string::npos)
+      << text;
+}
+
+}  // namespace
+}  // namespace kstream::test
