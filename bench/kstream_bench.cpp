@@ -2,6 +2,7 @@
 // Kokkos baseline, kstream's tiled kernels and the native peers, over sizes 2^10 .. 2^28 and a tail size.
 //
 //   kstream_bench [google benchmark flags] [--kstream_max_n=N] [--kstream_min_time=SECONDS] [--kstream_tuning]
+//                [--kstream_streaming_stores=automatic|always|never]   (host store path; kstream/streaming_stores.hpp)
 //   kstream_bench --kstream_configuration      kstream's version, Kokkos, backends and default tile shapes
 //
 // Names read op/variant/type/backend/layout/n, e.g. add/tiled/float/Cuda/offsets123/268435456 (layouts: aligned,
@@ -314,6 +315,10 @@ std::string read_cpu_model() {
 void add_context(const std::string& command) {
   for (const auto& [key, value] : kstream::configuration()) benchmark::AddCustomContext("kstream." + key, value);
   benchmark::AddCustomContext("kstream.command", command);
+  const StreamingStores mode = kstream::streaming_stores();
+  benchmark::AddCustomContext("kstream.streaming_stores", mode == StreamingStores::always  ? "always"
+                                                          : mode == StreamingStores::never ? "never"
+                                                                                           : "automatic");
   const char* commit = std::getenv("KSTREAM_GIT_COMMIT");
   benchmark::AddCustomContext("kstream.commit", commit && *commit ? commit : "unknown");
   benchmark::AddCustomContext("kstream.cpu_model", read_cpu_model());
@@ -349,6 +354,19 @@ void parse_flags(int& argc, char** argv) {
       settings().min_time = seconds;
     } else if (arg == "--kstream_tuning") {
       settings().tuning = true;
+    } else if (arg.rfind("--kstream_streaming_stores=", 0) == 0) {
+      const std::string_view value = arg.substr(std::strlen("--kstream_streaming_stores="));
+      if (value == "automatic") {
+        kstream::set_streaming_stores(StreamingStores::automatic);
+      } else if (value == "always") {
+        kstream::set_streaming_stores(StreamingStores::always);
+      } else if (value == "never") {
+        kstream::set_streaming_stores(StreamingStores::never);
+      } else {
+        std::fprintf(stderr, "kstream_bench: --kstream_streaming_stores takes automatic, always or never, got '%s'\n",
+                     std::string(value).c_str());
+        std::exit(2);
+      }
     } else if (arg == "--kstream_configuration") {
       settings().print_configuration = true;
     } else {

@@ -85,33 +85,30 @@ struct TiledFunctor {
   int league_size;
   bool streaming_stores;  // host x86 packed path only (store_policy.hpp); false everywhere else
 
+  // Device spaces (and host shapes with team_size > 1): one team per tile.
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
-    // A local copy: on a host the functor lives in memory that the output stores could alias as far as the
-    // compiler knows, and every store would reload the pointers; a local whose address never escapes cannot.
-    const TiledFunctor local(*this);
-    local.run_team(team);
-  }
-
-  KOKKOS_INLINE_FUNCTION void run_team(const member_type& team) const {
     const std::int64_t tile_first = std::int64_t(team.league_rank()) * tile_items;
     const int rank = team.team_rank();
     const int team_size = team.team_size();
-    if constexpr (!is_device_execution_space_v<ExecSpace>) {
-      if (team_size == 1) {  // the host shapes: one thread walks its tile front to back
-        run_host_tile(tile_first, Kokkos::min(tile_first + tile_items, part.body_items), Seq{});
-        if (team.league_rank() == league_size - 1) run_edges(0, 1, Seq{});
-        if constexpr (Mode == Access::packed) {
-          if (streaming_stores) streaming_store_fence();  // this thread's streaming stores are visible at the join
-        }
-        return;
-      }
-    }
     if (tile_first + tile_items <= part.body_items) {
       run_tile<false>(tile_first, rank, team_size);
     } else {
       run_tile<true>(tile_first, rank, team_size);
     }
     if (team.league_rank() == league_size - 1) run_edges(rank, team_size, Seq{});
+  }
+
+  // Host spaces with one-thread teams (their default): tile `tile`, walked front to back by one thread. A local
+  // copy of the functor: in host memory the output stores could alias it as far as the compiler knows, and every
+  // store would reload the pointers; a local whose address never escapes cannot be aliased.
+  void operator()(std::int64_t tile) const {
+    const TiledFunctor local(*this);
+    const std::int64_t first = tile * tile_items;
+    local.run_host_tile(first, std::min(first + tile_items, part.body_items), Seq{});
+    if (tile == league_size - 1) local.run_edges(0, 1, Seq{});
+    if constexpr (Mode == Access::packed) {
+      if (streaming_stores) streaming_store_fence();  // this thread's streaming stores are visible at the join
+    }
   }
 
   // One host thread, items [first, last): a plain loop over the elements that the compiler vectorizes to the
@@ -252,6 +249,13 @@ void launch(const char* label, const ExecSpace& exec, const TileShape& requested
       throw std::invalid_argument(std::string(label) +
                                   ": invalid tile shape: team_size = " + std::to_string(shape.team_size) +
                                   " exceeds this execution space's maximum of " + std::to_string(team_size_max));
+  }
+  if constexpr (!is_device_execution_space_v<ExecSpace>) {
+    if (shape.team_size == 1) {  // one thread per tile: the tiles as a range, split statically over the threads
+      Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, league),
+                           functor);
+      return;
+    }
   }
   Kokkos::parallel_for(label, Kokkos::TeamPolicy<ExecSpace>(exec, int(league), shape.team_size), functor);
 }
