@@ -32,6 +32,7 @@ def load(path):
         data = json.load(f)
     if "benchmarks" not in data or "context" not in data:
         raise ValueError(f"{path}: not a Google Benchmark JSON file (no 'benchmarks'/'context')")
+    cuda_build = "Cuda" in data["context"].get("kstream.backends", "")
     samples = defaultdict(list)
     medians = {}
     per_call = {}
@@ -49,7 +50,10 @@ def load(path):
         gbps = b.get("GB/s")
         if gbps is None:
             continue
-        key = (parts[3], parts[2], parts[0], parts[1], int(parts[4]))  # backend, type, op, variant, n
+        backend = parts[3]
+        if backend != "Cuda" and cuda_build:  # host code compiled through nvcc: not what a host-only build runs
+            backend += " (CUDA build)"
+        key = (backend, parts[2], parts[0], parts[1], int(parts[4]))  # backend, type, op, variant, n
         if layout != "aligned":
             key = key[:3] + (f"{key[3]}@{layout}",) + key[4:]  # a layout other than aligned: its own variant
         if b.get("run_type") == "aggregate":
@@ -124,13 +128,6 @@ def best_peer(rows, backend, typ, op, n, layout=None):
     return name, gbps
 
 
-def backend_label(src, backend):
-    """A host backend of a CUDA build (its host code compiled through nvcc) is labelled as such."""
-    if backend != "Cuda" and "Cuda" in src["context"].get("kstream.backends", ""):
-        return f"{backend} (CUDA build)"
-    return backend
-
-
 def headline(sources):
     """One row per backend, type and op at the largest aligned n of each source: the answer first."""
     lines = ["| backend | op | type | n | kstream tiled GB/s | naive Kokkos | best native peer | tiled / naive | "
@@ -144,7 +141,7 @@ def headline(sources):
             naive = rows.get((backend, typ, op, BASELINE, n), (None,))[0]
             peer, peer_gbps = best_peer(rows, backend, typ, op, n)
             copy = copy_rate(sources, backend, typ, n, i)
-            lines.append(f"| {backend_label(src, backend)} | {op} | {typ} | {n:,} | {fmt(tiled)} | {fmt(naive)} | "
+            lines.append(f"| {backend} | {op} | {typ} | {n:,} | {fmt(tiled)} | {fmt(naive)} | "
                          f"{(peer + ' ' + fmt(peer_gbps)) if peer else '–'} | {fmt(ratio(tiled, naive), 2)}x | "
                          f"{fmt(ratio(tiled, peer_gbps), 3)}x | {fmt(100 * ratio(tiled, copy), 1) if copy else '–'} | "
                          f"[{i}] |")
@@ -164,7 +161,7 @@ def layout_rows(sources):
             naive = rows.get((backend, typ, op, f"{BASELINE}@{layout}", n), (None,))[0]
             aligned = rows.get((backend, typ, op, KSTREAM, n), (None,))[0]
             peer, peer_gbps = best_peer(rows, backend, typ, op, n, layout)
-            lines.append(f"| {backend_label(src, backend)} | {op} | {typ} | {layout} | {n:,} | {fmt(tiled)} | {fmt(naive)} | "
+            lines.append(f"| {backend} | {op} | {typ} | {layout} | {n:,} | {fmt(tiled)} | {fmt(naive)} | "
                          f"{(peer + ' ' + fmt(peer_gbps)) if peer else '–'} | {fmt(ratio(tiled, naive), 2)}x | "
                          f"{fmt(ratio(tiled, peer_gbps), 3) + 'x' if peer else '–'} | {fmt(aligned)} | "
                          f"{fmt(ratio(tiled, aligned), 3)}x | [{i}] |")

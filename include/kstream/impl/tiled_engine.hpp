@@ -19,7 +19,9 @@
 // each item against body_items (the tail guard, the mask of a Triton kernel). Head and tail scalars of the packed
 // path are done by the last team. No strategy touches memory outside any view's elements.
 //
-// Host backends (x86) may write large packed outputs with non-temporal (streaming) stores: see store_policy.hpp.
+// Device spaces launch a TeamPolicy (one team per tile). Host spaces with one-thread teams (their default) launch
+// the same functor over a RangePolicy of tile indices: each tile is one thread's plain, vectorizable loop, and
+// large packed outputs may be written with x86 non-temporal (streaming) stores (store_policy.hpp).
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <climits>
