@@ -85,6 +85,16 @@ std::string run_tiled_and_naive(const ElementwiseCase<Arity>& c, Tiled&& tiled, 
   return (tiled_error.empty() ? "" : "tiled: " + tiled_error) + (naive_error.empty() ? "" : " naive: " + naive_error);
 }
 
+/// A four-input operation with two roundings in a fixed order (fma, then add): host and device agree bit for bit
+/// whatever the compiler's contraction rules.
+struct FmaPlus {
+  template <class T>
+  KOKKOS_INLINE_FUNCTION T operator()(T a, T b, T c, T d) const {
+    const T fused = Kokkos::fma(a, b, c);
+    return fused + d;
+  }
+};
+
 /// Placements worth testing for every operation: aligned, equally offset (packed body with a scalar head),
 /// unequally offset (scalar path), strided.
 template <std::size_t Arity>

@@ -53,13 +53,6 @@ template <class T>
 struct ScaleBy3 {
   KOKKOS_INLINE_FUNCTION T operator()(T x) const { return T(3) * x; }
 };
-struct FmaPlus {  // four inputs, two roundings in a fixed order
-  template <class T>
-  KOKKOS_INLINE_FUNCTION T operator()(T a, T b, T c, T d) const {
-    const T fused = Kokkos::fma(a, b, c);
-    return fused + d;
-  }
-};
 
 TYPED_TEST(LayoutTest, AddAtEveryOffsetCombinationSizeAndPacksInFlight) {
   using T = typename TypeParam::value_type;

@@ -19,13 +19,6 @@ struct Halve {
     return x * T(0.5);
   }
 };
-struct FmaPlus {
-  template <class T>
-  KOKKOS_INLINE_FUNCTION T operator()(T a, T b, T c, T d) const {
-    const T fused = Kokkos::fma(a, b, c);
-    return fused + d;
-  }
-};
 struct WidenMultiply {  // float x float is exact in double
   KOKKOS_INLINE_FUNCTION double operator()(float x, float y) const { return double(x) * double(y); }
 };
