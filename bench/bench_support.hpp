@@ -21,8 +21,13 @@
 
 namespace kstream::bench {
 
-/// What a benchmark computes. The chain is out = 3 x + 0.5 y + z.
-enum class Op { copy, add, fma, chain, empty };
+/// What a benchmark computes. The chain is out = 3 x + 0.5 y + z; chain64 is 64 dependent small operations
+/// (see chain64_steps), the launch-bound sequence that kstream::record replays as one graph.
+enum class Op { copy, add, fma, chain, chain64, empty };
+
+/// chain64: for j = 0..31, tmp0 = (j == 0 ? x : out) + x, then out = fma(tmp0, ones, y); so out = 33 x + 32 y,
+/// exact for the suite's small-integer inputs. 64 kernels: 32 adds (3 arrays each) and 32 fmas (4 arrays).
+inline constexpr int chain64_steps = 64;
 
 /// The byte table: arrays of n elements read or written by the operation, each exactly once (the minimum any
 /// implementation must move). The unfused fma and the separate-kernel chain are counted on this same minimum, so
@@ -37,6 +42,8 @@ constexpr int arrays_moved(Op op) {
       return 4;
     case Op::chain:
       return 4;
+    case Op::chain64:
+      return 32 * 3 + 32 * 4;
     case Op::empty:
       return 0;
   }
@@ -53,6 +60,8 @@ constexpr const char* op_name(Op op) {
       return "fma";
     case Op::chain:
       return "chain";
+    case Op::chain64:
+      return "chain64";
     case Op::empty:
       return "empty";
   }
@@ -116,6 +125,8 @@ KOKKOS_INLINE_FUNCTION T expected_value(Op op, T x, T y, T z) {
       return x * y + z;
     case Op::chain:
       return T(3) * x + T(0.5) * y + z;
+    case Op::chain64:
+      return T(33) * x + T(32) * y;
     case Op::empty:
       return T(0);
   }
@@ -130,12 +141,12 @@ inline constexpr bool is_device_backend = kstream::is_device_execution_space_v<E
 template <class Exec, class T, class Layout = Kokkos::LayoutRight>
 using Vec = Kokkos::View<T*, Layout, typename Exec::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
-/// Views of n elements over the shared storage: three inputs, the output and two temporaries. Contiguous
-/// layouts use plain views (what the aligned numbers always measured), strided ones LayoutStride views.
+/// Views of n elements over the shared storage: three inputs, the output, two temporaries and a view of ones.
+/// Contiguous layouts use plain views (what the aligned numbers always measured), strided ones LayoutStride views.
 template <class Exec, class T, class ViewLayout = Kokkos::LayoutRight>
 struct Operands {
   std::int64_t n;
-  Vec<Exec, T, ViewLayout> x, y, z, out, tmp0, tmp1;
+  Vec<Exec, T, ViewLayout> x, y, z, out, tmp0, tmp1, ones;
 };
 template <class Exec, class T>
 using StridedOperands = Operands<Exec, T, Kokkos::LayoutStride>;
@@ -160,7 +171,7 @@ template <class Exec, class T>
 struct Storage : StorageBase {
   using View = Kokkos::View<T*, typename Exec::memory_space>;
   Extents extents;
-  View x, y, z, out, tmp0, tmp1;
+  View x, y, z, out, tmp0, tmp1, ones;
 
   explicit Storage(Extents e)
       : extents(e),
@@ -169,7 +180,9 @@ struct Storage : StorageBase {
         z(Kokkos::view_alloc(Kokkos::WithoutInitializing, "bench_z"), e.capacity),
         out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "bench_out"), e.capacity),
         tmp0(Kokkos::view_alloc(Kokkos::WithoutInitializing, "bench_tmp0"), e.temporaries),
-        tmp1(Kokkos::view_alloc(Kokkos::WithoutInitializing, "bench_tmp1"), e.temporaries) {
+        tmp1(Kokkos::view_alloc(Kokkos::WithoutInitializing, "bench_tmp1"), e.temporaries),
+        ones(Kokkos::view_alloc(Kokkos::WithoutInitializing, "bench_ones"), e.temporaries) {
+    Kokkos::deep_copy(ones, T(1));
     fill_inputs();
   }
 
@@ -190,13 +203,13 @@ struct Storage : StorageBase {
   Operands<Exec, T> operands(std::int64_t n, Layout layout = Layout::aligned, int inputs = 2) const {
     using V = Vec<Exec, T>;
     auto at = [&](const View& v, int which) { return V(v.data() + layout_offset(layout, which, inputs), n); };
-    return {n, at(x, 0), at(y, 1), at(z, 2), at(out, 3), V(tmp0.data(), n), V(tmp1.data(), n)};
+    return {n, at(x, 0), at(y, 1), at(z, 2), at(out, 3), V(tmp0.data(), n), V(tmp1.data(), n), V(ones.data(), n)};
   }
 
   StridedOperands<Exec, T> strided_operands(std::int64_t n, Layout layout) const {
     using V = Vec<Exec, T, Kokkos::LayoutStride>;
     const Kokkos::LayoutStride shape(n, layout_stride(layout));
-    return {n, V(x.data(), shape), V(y.data(), shape), V(z.data(), shape), V(out.data(), shape), V(), V()};
+    return {n, V(x.data(), shape), V(y.data(), shape), V(z.data(), shape), V(out.data(), shape), V(), V(), V()};
   }
 };
 

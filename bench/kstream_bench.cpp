@@ -19,6 +19,7 @@
 #include <fstream>
 #include <iostream>
 #include <kstream/kstream.hpp>
+#include <map>
 #include <sstream>
 #include <string_view>
 
@@ -91,6 +92,37 @@ std::vector<Variant<Exec, T>> variants() {
          kstream::naive::add(exec, o.tmp0, o.z, o.out);
        }},
   };
+  // chain64 (launch-bound sequences): 64 eager calls, and the same calls recorded once and replayed as a graph.
+  auto chain64 = [](auto& ops, const O& o) {
+    for (int j = 0; j < chain64_steps / 2; ++j) {
+      ops.add(j == 0 ? o.x : o.out, o.x, o.tmp0);
+      ops.fma(o.tmp0, o.ones, o.y, o.out);
+    }
+  };
+  struct EagerCalls {
+    Exec exec;
+    void add(const Vec<Exec, T>& a, const Vec<Exec, T>& b, const Vec<Exec, T>& out) const {
+      kstream::add(exec, a, b, out);
+    }
+    void fma(const Vec<Exec, T>& a, const Vec<Exec, T>& b, const Vec<Exec, T>& c, const Vec<Exec, T>& out) const {
+      kstream::fma(exec, a, b, c, out);
+    }
+  };
+  list.push_back({Op::chain64, "eager", [=](const O& o) {
+                    EagerCalls calls{exec};
+                    chain64(calls, o);
+                  }});
+  // Recorded once per operand set (outside the timed loop: the warm-up call records), then submitted.
+  auto recordings = std::make_shared<std::map<std::pair<const T*, std::int64_t>, kstream::Recording<Exec>>>();
+  list.push_back({Op::chain64, "recorded", [=](const O& o) {
+                    const auto key = std::make_pair(o.out.data(), o.n);
+                    auto it = recordings->find(key);
+                    if (it == recordings->end())
+                      it = recordings
+                               ->emplace(key, kstream::record(exec, [&](kstream::Recorder<Exec>& r) { chain64(r, o); }))
+                               .first;
+                    it->second.submit(exec);
+                  }});
   if (settings().tuning) {
     // GPU: team size x packs in flight (one chunk: more work per thread only lost bandwidth on the H200,
     // bench/results/2026-11-30_H200_cuda_tile_grid.json). CPU: one thread per team, packs x tile length.
@@ -166,7 +198,9 @@ void time_calls(benchmark::State& state, const Variant<Exec, T>& variant, const 
   Timer<Exec> timer;
   // One benchmark iteration is a batch of back-to-back calls (launch overhead amortized the way a program sees
   // it); the iteration's manual time is the batch's, the counters are per call.
-  const std::int64_t batch = batch_size<Exec>(n);
+  // A chain64 call is 64 operations: a batch holds as many operations as other batches hold calls.
+  const std::int64_t batch =
+      variant.op == Op::chain64 ? std::max<std::int64_t>(1, batch_size<Exec>(n) / chain64_steps) : batch_size<Exec>(n);
   double seconds = 0;
   for (auto _ : state) {
     timer.start();
@@ -183,6 +217,7 @@ void time_calls(benchmark::State& state, const Variant<Exec, T>& variant, const 
   state.counters["us_per_call"] = calls > 0 ? 1e6 * seconds / calls : 0.0;
   state.counters["n"] = double(n);
   state.counters["calls_per_iteration"] = double(batch);
+  if (variant.op == Op::chain64) state.counters["us_per_op"] = calls > 0 ? 1e6 * seconds / calls / chain64_steps : 0.0;
   if (variant.name.rfind("tiled", 0) == 0 || variant.name == "fused_tiled")
     state.counters["streaming_stores"] = streams_stores(variant.op, ops) ? 1 : 0;
   if (variant.op == Op::copy) {
@@ -252,6 +287,17 @@ std::vector<SizeCase> sizes() {
   return list;
 }
 
+/// chain64 runs at 2^12, 2^16, 2^20, 2^24 and 2^28 on a GPU (up to 2^20 on the host, where a call of 64 operations
+/// on large arrays takes seconds), aligned only.
+template <class Exec>
+bool chain64_size(Layout layout, std::int64_t n) {
+  const std::int64_t largest = is_device_backend<Exec> ? std::int64_t(1) << 28 : std::int64_t(1) << 20;
+  if (layout != Layout::aligned || n < 4096 || n > largest || (n & (n - 1)) != 0) return false;
+  int log2 = 0;
+  while ((std::int64_t(1) << log2) < n) ++log2;
+  return log2 % 4 == 0;
+}
+
 template <class Exec, class T>
 void register_backend(const char* type_name) {
   const auto list = sizes<Exec, T>();
@@ -269,6 +315,7 @@ void register_backend(const char* type_name) {
       for (const auto& variant : *all) {
         if ((variant.op == Op::copy) != copies || !variant.runs_on(layout)) continue;
         if (variant.only_small && (n != smallest * 4 || layout != Layout::aligned)) continue;
+        if (variant.op == Op::chain64 && !chain64_size<Exec>(layout, n)) continue;
         const std::string copy_key = std::string(Exec::name()) + "/" + type_name + "/" + std::to_string(n);
         const std::string name = std::string(op_name(variant.op)) + "/" + variant.name + "/" + type_name + "/" +
                                  Exec::name() + "/" + layout_name(layout) + "/" + std::to_string(n);

@@ -11,6 +11,7 @@
 #include <cub/device/device_transform.cuh>
 #include <cuda/std/tuple>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 
@@ -34,6 +35,17 @@ __global__ void empty_kernel() {}
 
 struct EmptyTeamFunctor {
   KOKKOS_INLINE_FUNCTION void operator()(const Kokkos::TeamPolicy<Kokkos::Cuda>::member_type&) const {}
+};
+
+/// Instantiated CUDA graphs by operand set, destroyed with the benchmark variants (before Kokkos finalizes).
+template <class T>
+struct CudaGraphCache {
+  std::map<std::pair<const T*, std::int64_t>, cudaGraphExec_t> graphs;
+  cudaGraphExec_t& slot(const T* out, std::int64_t n) { return graphs[{out, n}]; }
+  ~CudaGraphCache() {
+    for (auto& [key, exec] : graphs)
+      if (exec) cudaGraphExecDestroy(exec);
+  }
 };
 
 constexpr int block = 256;
@@ -71,6 +83,48 @@ void add_peers(std::vector<Variant<Kokkos::Cuda, T>>& variants) {
                                                         o.out.data(), o.n, impl::FusedMultiplyAdd{}, stream());
                       },
                       false, true});
+  // chain64 (bench_support.hpp) as a CUDA programmer writes it: 64 cub calls, 64 plain kernel launches, and those
+  // launches captured once into a CUDA graph (stream capture) and replayed with one cudaGraphLaunch.
+  auto launch_chain = [=](const O& o, auto&& add, auto&& fma) {
+    for (int j = 0; j < chain64_steps / 2; ++j) {
+      add(j == 0 ? o.x.data() : o.out.data(), o.x.data(), o.tmp0.data());
+      fma(o.tmp0.data(), o.ones.data(), o.y.data(), o.out.data());
+    }
+  };
+  variants.push_back({Op::chain64, "cub_eager", [=](const O& o) {
+                        launch_chain(
+                            o,
+                            [&](const T* a, const T* b, T* out) {
+                              cub::DeviceTransform::Transform(::cuda::std::make_tuple(a, b), out, o.n, impl::Plus{},
+                                                              stream());
+                            },
+                            [&](const T* a, const T* b, const T* c, T* out) {
+                              cub::DeviceTransform::Transform(::cuda::std::make_tuple(a, b, c), out, o.n,
+                                                              impl::FusedMultiplyAdd{}, stream());
+                            });
+                      }});
+  auto plain_chain = [=](const O& o, cudaStream_t s) {
+    launch_chain(
+        o, [&](const T* a, const T* b, T* out) { add_kernel<<<grid_for(o.n), block, 0, s>>>(a, b, out, o.n); },
+        [&](const T* a, const T* b, const T* c, T* out) {
+          fma_kernel<<<grid_for(o.n), block, 0, s>>>(a, b, c, out, o.n);
+        });
+  };
+  variants.push_back({Op::chain64, "cuda_launches", [=](const O& o) { plain_chain(o, stream()); }});
+  auto graphs = std::make_shared<CudaGraphCache<T>>();
+  variants.push_back({Op::chain64, "cuda_graph", [=](const O& o) {
+                        cudaGraphExec_t& exec = graphs->slot(o.out.data(), o.n);
+                        if (!exec) {  // captured on the first (warm-up) call
+                          cudaStream_t s = stream();
+                          cudaGraph_t graph{};
+                          cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal);
+                          plain_chain(o, s);
+                          cudaStreamEndCapture(s, &graph);
+                          cudaGraphInstantiate(&exec, graph, 0);
+                          cudaGraphDestroy(graph);
+                        }
+                        cudaGraphLaunch(exec, stream());
+                      }});
   if constexpr (std::is_same_v<T, float>) {
     // The launch floor at n = 4096 floats: kstream's add launches 1024 packs / tile_packs teams there (4 teams of
     // 256 with the default shape); both empty kernels launch that same grid, so their difference is Kokkos'

@@ -12,13 +12,21 @@
 #include <kstream/tiling.hpp>
 
 namespace kstream {
+namespace impl {
+/// add's checks and kernel, handed to `sink` (run now, or recorded: kstream/record.hpp).
+template <class Sink, class ExecSpace, class XView, class YView, class OutView>
+void add_to(const Sink& sink, const ExecSpace& exec, const XView& x, const YView& y, const OutView& out,
+            const TileShape& shape) {
+  check_add<ExecSpace>(x, y, out);
+  tiled_transform(sink, "kstream::add[tiled]", exec, shape, out, Plus{}, x, y);
+}
+}  // namespace impl
 
 template <class ExecSpace, class XView, class YView, class OutView>
   requires(Kokkos::is_execution_space<ExecSpace>::value)
 void add(const ExecSpace& exec, const XView& x, const YView& y, const OutView& out,
          const TileShape& shape = default_tile_shape<ExecSpace>()) {
-  impl::check_add<ExecSpace>(x, y, out);
-  impl::tiled_transform("kstream::add[tiled]", exec, shape, out, impl::Plus{}, x, y);
+  impl::add_to(impl::LaunchNow{}, exec, x, y, out, shape);
 }
 
 template <class XView, class YView, class OutView>

@@ -10,13 +10,21 @@
 #include <kstream/tiling.hpp>
 
 namespace kstream {
+namespace impl {
+/// fma's checks and kernel, handed to `sink` (run now, or recorded: kstream/record.hpp).
+template <class Sink, class ExecSpace, class AView, class BView, class CView, class OutView>
+void fma_to(const Sink& sink, const ExecSpace& exec, const AView& a, const BView& b, const CView& c, const OutView& out,
+            const TileShape& shape) {
+  check_fma<ExecSpace>(a, b, c, out);
+  tiled_transform(sink, "kstream::fma[tiled]", exec, shape, out, FusedMultiplyAdd{}, a, b, c);
+}
+}  // namespace impl
 
 template <class ExecSpace, class AView, class BView, class CView, class OutView>
   requires(Kokkos::is_execution_space<ExecSpace>::value)
 void fma(const ExecSpace& exec, const AView& a, const BView& b, const CView& c, const OutView& out,
          const TileShape& shape = default_tile_shape<ExecSpace>()) {
-  impl::check_fma<ExecSpace>(a, b, c, out);
-  impl::tiled_transform("kstream::fma[tiled]", exec, shape, out, impl::FusedMultiplyAdd{}, a, b, c);
+  impl::fma_to(impl::LaunchNow{}, exec, a, b, c, out, shape);
 }
 
 template <class AView, class BView, class CView, class OutView>

@@ -1,9 +1,11 @@
 #pragma once
-// Everything kstream offers: tiled add, fma and transform, their naive baselines and the tile shapes.
+// Everything kstream offers: tiled add, fma and transform, their naive baselines, recordings (graphs) and the
+// tile shapes.
 #include <kstream/add.hpp>
 #include <kstream/configuration.hpp>
 #include <kstream/fma.hpp>
 #include <kstream/naive.hpp>
+#include <kstream/record.hpp>
 #include <kstream/streaming_stores.hpp>
 #include <kstream/tiling.hpp>
 #include <kstream/transform.hpp>

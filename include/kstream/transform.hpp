@@ -15,14 +15,22 @@
 #include <type_traits>
 
 namespace kstream {
+namespace impl {
+/// transform's checks and kernel, handed to `sink` (run now, or recorded: kstream/record.hpp).
+template <class Sink, class ExecSpace, class OutView, class Op, class... InViews>
+void transform_to(const Sink& sink, const ExecSpace& exec, const TileShape& shape, const OutView& out, const Op& op,
+                  const InViews&... ins) {
+  static_assert(sizeof...(InViews) >= 1, "kstream::transform: give at least one input view");
+  static_check_views<ExecSpace, OutView, InViews...>();
+  check_arguments("kstream::transform", nullptr, out, ins...);
+  tiled_transform(sink, "kstream::transform[tiled]", exec, shape, out, op, ins...);
+}
+}  // namespace impl
 
 template <class ExecSpace, class OutView, class Op, class... InViews>
   requires(std::conjunction_v<Kokkos::is_execution_space<ExecSpace>, Kokkos::is_view<OutView>>)
 void transform(const ExecSpace& exec, const TileShape& shape, const OutView& out, const Op& op, const InViews&... ins) {
-  static_assert(sizeof...(InViews) >= 1, "kstream::transform: give at least one input view");
-  impl::static_check_views<ExecSpace, OutView, InViews...>();
-  impl::check_arguments("kstream::transform", nullptr, out, ins...);
-  impl::tiled_transform("kstream::transform[tiled]", exec, shape, out, op, ins...);
+  impl::transform_to(impl::LaunchNow{}, exec, shape, out, op, ins...);
 }
 
 template <class ExecSpace, class OutView, class Op, class... InViews>

@@ -230,9 +230,18 @@ struct Plan {
   bool streaming_stores;
 };
 
-template <class ExecSpace, Access Mode, int Width, int ItemsInFlight, class OutView, class Op, class... InViews>
-void launch(const char* label, const ExecSpace& exec, const TileShape& requested, const Plan& plan, const OutView& out,
-            const Op& op, const InViews&... ins) {
+/// Where a kernel goes: LaunchNow runs it (Kokkos::parallel_for); kstream/record.hpp appends it to a graph instead.
+struct LaunchNow {
+  template <class Policy, class Functor>
+  void operator()(const char* label, const Policy& policy, const Functor& functor) const {
+    Kokkos::parallel_for(label, policy, functor);
+  }
+};
+
+template <class ExecSpace, Access Mode, int Width, int ItemsInFlight, class Sink, class OutView, class Op,
+          class... InViews>
+void launch(const Sink& sink, const char* label, const ExecSpace& exec, const TileShape& requested, const Plan& plan,
+            const OutView& out, const Op& op, const InViews&... ins) {
   using Functor = TiledFunctor<ExecSpace, Mode, Width, ItemsInFlight, Op, typename OutView::value_type,
                                std::remove_const_t<typename InViews::value_type>...>;
   const TileShape shape = spread_over_threads(exec, requested, plan.part.body_items, ItemsInFlight);
@@ -254,12 +263,11 @@ void launch(const char* label, const ExecSpace& exec, const TileShape& requested
   }
   if constexpr (!is_device_execution_space_v<ExecSpace>) {
     if (shape.team_size == 1) {  // one thread per tile: the tiles as a range, split statically over the threads
-      Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, league),
-                           functor);
+      sink(label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, league), functor);
       return;
     }
   }
-  Kokkos::parallel_for(label, Kokkos::TeamPolicy<ExecSpace>(exec, int(league), shape.team_size), functor);
+  sink(label, Kokkos::TeamPolicy<ExecSpace>(exec, int(league), shape.team_size), functor);
 }
 
 /// Items each thread keeps in flight per input: packs_in_flight packs, or as many single elements as those packs
@@ -269,22 +277,23 @@ constexpr int slots_for(int packs_in_flight) {
   return Mode == Access::packed ? packs_in_flight : std::min(32, packs_in_flight * ElementsPerPack);
 }
 
-template <class ExecSpace, Access Mode, int Width, int ElementsPerPack, class OutView, class Op, class... InViews>
-void dispatch_packs_in_flight(const char* label, const ExecSpace& exec, const TileShape& shape, const Plan& plan,
-                              const OutView& out, const Op& op, const InViews&... ins) {
+template <class ExecSpace, Access Mode, int Width, int ElementsPerPack, class Sink, class OutView, class Op,
+          class... InViews>
+void dispatch_packs_in_flight(const Sink& sink, const char* label, const ExecSpace& exec, const TileShape& shape,
+                              const Plan& plan, const OutView& out, const Op& op, const InViews&... ins) {
   switch (shape.packs_in_flight) {
     case 1:
-      return launch<ExecSpace, Mode, Width, slots_for<Mode, ElementsPerPack>(1)>(label, exec, shape, plan, out, op,
-                                                                                 ins...);
+      return launch<ExecSpace, Mode, Width, slots_for<Mode, ElementsPerPack>(1)>(sink, label, exec, shape, plan, out,
+                                                                                 op, ins...);
     case 2:
-      return launch<ExecSpace, Mode, Width, slots_for<Mode, ElementsPerPack>(2)>(label, exec, shape, plan, out, op,
-                                                                                 ins...);
+      return launch<ExecSpace, Mode, Width, slots_for<Mode, ElementsPerPack>(2)>(sink, label, exec, shape, plan, out,
+                                                                                 op, ins...);
     case 4:
-      return launch<ExecSpace, Mode, Width, slots_for<Mode, ElementsPerPack>(4)>(label, exec, shape, plan, out, op,
-                                                                                 ins...);
+      return launch<ExecSpace, Mode, Width, slots_for<Mode, ElementsPerPack>(4)>(sink, label, exec, shape, plan, out,
+                                                                                 op, ins...);
     case 8:
-      return launch<ExecSpace, Mode, Width, slots_for<Mode, ElementsPerPack>(8)>(label, exec, shape, plan, out, op,
-                                                                                 ins...);
+      return launch<ExecSpace, Mode, Width, slots_for<Mode, ElementsPerPack>(8)>(sink, label, exec, shape, plan, out,
+                                                                                 op, ins...);
     default:
       validate(shape, label);  // throws
   }
@@ -316,10 +325,11 @@ bool streams_stores(const OutView& out, const InViews&... ins) {
   return out.extent(0) > 0 && packable(out, ins...) && use_streaming_stores<ExecSpace>(out, ins...);
 }
 
-/// Checks nothing (the callers do); picks the access strategy and launches. n == 0 launches nothing.
-template <class ExecSpace, class OutView, class Op, class... InViews>
-void tiled_transform(const char* label, const ExecSpace& exec, const TileShape& shape, const OutView& out, const Op& op,
-                     const InViews&... ins) {
+/// Checks nothing (the callers do); picks the access strategy and hands the kernel to `sink` (LaunchNow: runs it).
+/// n == 0 launches nothing.
+template <class ExecSpace, class Sink, class OutView, class Op, class... InViews>
+void tiled_transform(const Sink& sink, const char* label, const ExecSpace& exec, const TileShape& shape,
+                     const OutView& out, const Op& op, const InViews&... ins) {
   validate(shape, label);
   const std::int64_t n = std::int64_t(out.extent(0));
   if (n == 0) return;
@@ -333,15 +343,16 @@ void tiled_transform(const char* label, const ExecSpace& exec, const TileShape& 
       const std::int64_t head = std::min<std::int64_t>(n, ((pack_bytes - misalignment) % pack_bytes) / sizeof(OutT));
       const std::int64_t body_packs = (n - head) / width;
       const Plan plan{{head, body_packs, n - head - body_packs * width}, use_streaming_stores<ExecSpace>(out, ins...)};
-      return dispatch_packs_in_flight<ExecSpace, Access::packed, width, elements_per_pack>(label, exec, shape, plan,
-                                                                                           out, op, ins...);
+      return dispatch_packs_in_flight<ExecSpace, Access::packed, width, elements_per_pack>(sink, label, exec, shape,
+                                                                                           plan, out, op, ins...);
     }
   }
   const Plan plan{{0, n, 0}, false};
   if (out.stride(0) == 1 && ((ins.stride(0) == 1) && ...))
-    return dispatch_packs_in_flight<ExecSpace, Access::contiguous, 1, elements_per_pack>(label, exec, shape, plan, out,
-                                                                                         op, ins...);
-  dispatch_packs_in_flight<ExecSpace, Access::strided, 1, elements_per_pack>(label, exec, shape, plan, out, op, ins...);
+    return dispatch_packs_in_flight<ExecSpace, Access::contiguous, 1, elements_per_pack>(sink, label, exec, shape, plan,
+                                                                                         out, op, ins...);
+  dispatch_packs_in_flight<ExecSpace, Access::strided, 1, elements_per_pack>(sink, label, exec, shape, plan, out, op,
+                                                                             ins...);
 }
 
 }  // namespace kstream::impl
