@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <kstream/low_precision.hpp>
 #include <kstream/tiling.hpp>
 #include <limits>
 #include <map>
@@ -108,14 +109,18 @@ constexpr std::int64_t layout_offset(Layout layout, int which, int inputs) {
 }
 
 /// Exactly representable small integers: every operation's result is exact in float and double, so fused and
-/// unfused variants give identical results and validation checks indexing and coverage, not rounding.
+/// unfused variants give identical results and validation checks indexing and coverage, not rounding. (16-bit
+/// types store them rounded; their results are computed in float and rounded once, like kstream's.)
 template <class T>
 KOKKOS_INLINE_FUNCTION T input_value(int which, std::int64_t i) {
-  return T((i * (2 * which + 1) + 7 * which) % 1021);
+  return from_float<T>(float((i * (2 * which + 1) + 7 * which) % 1021));
 }
 
 template <class T>
 KOKKOS_INLINE_FUNCTION T expected_value(Op op, T x, T y, T z) {
+  if constexpr (is_low_precision_v<T>) {
+    return from_float<T>(expected_value<float>(op, to_float(x), to_float(y), to_float(z)));
+  }
   switch (op) {
     case Op::copy:
       return x;
@@ -182,7 +187,7 @@ struct Storage : StorageBase {
         tmp0(Kokkos::view_alloc(Kokkos::WithoutInitializing, "bench_tmp0"), e.temporaries),
         tmp1(Kokkos::view_alloc(Kokkos::WithoutInitializing, "bench_tmp1"), e.temporaries),
         ones(Kokkos::view_alloc(Kokkos::WithoutInitializing, "bench_ones"), e.temporaries) {
-    Kokkos::deep_copy(ones, T(1));
+    Kokkos::deep_copy(ones, from_float<T>(1.0f));
     fill_inputs();
   }
 
@@ -237,7 +242,12 @@ std::int64_t count_errors(Op op, const Operands<Exec, T, ViewLayout>& ops) {
   Kokkos::parallel_reduce(
       "kstream::bench::validate", Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, ops.n),
       KOKKOS_LAMBDA(std::int64_t i, std::int64_t & sum) {
-        sum += !(out(i) == expected_value<T>(op, x(i), y(i), z(i)));
+        const T expected = expected_value<T>(op, x(i), y(i), z(i));
+        if constexpr (is_low_precision_v<T>) {
+          sum += !(to_float(out(i)) == to_float(expected));
+        } else {
+          sum += !(out(i) == expected);
+        }
       },
       errors);
   return errors;
@@ -319,6 +329,12 @@ void add_native_peers(std::vector<Variant<Kokkos::OpenMP, double>>& variants);
 #if defined(KOKKOS_ENABLE_CUDA)
 void add_native_peers(std::vector<Variant<Kokkos::Cuda, float>>& variants);
 void add_native_peers(std::vector<Variant<Kokkos::Cuda, double>>& variants);
+#if !KOKKOS_HALF_T_IS_FLOAT
+void add_native_peers(std::vector<Variant<Kokkos::Cuda, Kokkos::Experimental::half_t>>& variants);
+#endif
+#if !KOKKOS_BHALF_T_IS_FLOAT
+void add_native_peers(std::vector<Variant<Kokkos::Cuda, Kokkos::Experimental::bhalf_t>>& variants);
+#endif
 #endif
 
 /// Facts for the JSON context from backend-specific files (GPU model, driver, ...); empty without CUDA.

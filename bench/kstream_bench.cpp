@@ -74,73 +74,80 @@ std::vector<Variant<Exec, T>> variants() {
       on_every_layout<Exec, T>(Op::fma, "naive",
                                [=](const auto& o) { kstream::naive::fma(exec, o.x, o.y, o.z, o.out); }),
       on_every_layout<Exec, T>(Op::fma, "tiled", [=](const auto& o) { kstream::fma(exec, o.x, o.y, o.z, o.out); }),
-      // What fusion buys: a multiply kernel, then an add kernel, the product going through memory.
-      {Op::fma, "unfused_naive",
-       [=](const O& o) {
-         kstream::naive::transform(exec, o.tmp0, Multiply{}, o.x, o.y);
-         kstream::naive::add(exec, o.tmp0, o.z, o.out);
-       }},
-      {Op::chain, "fused_tiled", [=](const O& o) { kstream::transform(exec, o.out, Chain<T>{}, o.x, o.y, o.z); }},
-      {Op::chain, "fused_naive",
-       [=](const O& o) { kstream::naive::transform(exec, o.out, Chain<T>{}, o.x, o.y, o.z); }},
-      // The same chain as a user writes it one operation per kernel: 10 array passes instead of 4.
-      {Op::chain, "separate_naive",
-       [=](const O& o) {
-         kstream::naive::transform(exec, o.tmp0, Scale<T>{T(3)}, o.x);
-         kstream::naive::transform(exec, o.tmp1, Scale<T>{T(0.5)}, o.y);
-         kstream::naive::add(exec, o.tmp0, o.tmp1, o.tmp0);
-         kstream::naive::add(exec, o.tmp0, o.z, o.out);
-       }},
   };
-  // chain64 (launch-bound sequences): 64 eager calls, and the same calls recorded once and replayed as a graph.
-  auto chain64 = [](auto& ops, const O& o) {
-    for (int j = 0; j < chain64_steps / 2; ++j) {
-      ops.add(j == 0 ? o.x : o.out, o.x, o.tmp0);
-      ops.fma(o.tmp0, o.ones, o.y, o.out);
-    }
-  };
-  struct EagerCalls {
-    Exec exec;
-    void add(const Vec<Exec, T>& a, const Vec<Exec, T>& b, const Vec<Exec, T>& out) const {
-      kstream::add(exec, a, b, out);
-    }
-    void fma(const Vec<Exec, T>& a, const Vec<Exec, T>& b, const Vec<Exec, T>& c, const Vec<Exec, T>& out) const {
-      kstream::fma(exec, a, b, c, out);
-    }
-  };
-  list.push_back({Op::chain64, "eager", [=](const O& o) {
-                    EagerCalls calls{exec};
-                    chain64(calls, o);
-                  }});
-  // Recorded once per operand set (outside the timed loop: the warm-up call records), then submitted.
-  auto recordings = std::make_shared<std::map<std::pair<const T*, std::int64_t>, kstream::Recording<Exec>>>();
-  list.push_back({Op::chain64, "recorded", [=](const O& o) {
-                    const auto key = std::make_pair(o.out.data(), o.n);
-                    auto it = recordings->find(key);
-                    if (it == recordings->end())
-                      it = recordings
-                               ->emplace(key, kstream::record(exec, [&](kstream::Recorder<Exec>& r) { chain64(r, o); }))
-                               .first;
-                    it->second.submit(exec);
-                  }});
-  if (settings().tuning) {
-    // GPU: team size x packs in flight (one chunk: more work per thread only lost bandwidth on the H200,
-    // bench/results/2026-11-30_H200_cuda_tile_grid.json). CPU: one thread per team, packs x tile length.
-    // Every layout: on unequally aligned or strided views packs_in_flight sets the single elements in flight.
-    constexpr bool gpu = is_device_backend<Exec>;
-    const std::vector<int> teams = gpu ? std::vector<int>{64, 128, 256, 512} : std::vector<int>{1};
-    const std::vector<int> packs_counts = gpu ? std::vector<int>{1, 2, 4} : std::vector<int>{1, 2, 4, 8};
-    const std::vector<int> chunk_counts = gpu ? std::vector<int>{1} : std::vector<int>{64, 256, 1024};
-    for (const int team : teams) {
-      for (const int packs : packs_counts) {
-        for (const int chunks : chunk_counts) {
-          const TileShape shape{team, packs, chunks};
-          const std::string tag =
-              "tiled_t" + std::to_string(team) + "_p" + std::to_string(packs) + "_c" + std::to_string(chunks);
-          list.push_back(on_every_layout<Exec, T>(Op::add, tag,
-                                                  [=](const auto& o) { kstream::add(exec, o.x, o.y, o.out, shape); }));
-          list.push_back(on_every_layout<Exec, T>(
-              Op::fma, tag, [=](const auto& o) { kstream::fma(exec, o.x, o.y, o.z, o.out, shape); }));
+  // The fused-chain comparisons, chain64 and the tuning grid compute in T's own arithmetic: float and double only
+  // (16-bit types compute in float by kstream's rule, which these expressions do not spell out).
+  if constexpr (!is_low_precision_v<T>) {
+    const std::vector<Variant<Exec, T>> fusion = {
+        // What fusion buys: a multiply kernel, then an add kernel, the product going through memory.
+        {Op::fma, "unfused_naive",
+         [=](const O& o) {
+           kstream::naive::transform(exec, o.tmp0, Multiply{}, o.x, o.y);
+           kstream::naive::add(exec, o.tmp0, o.z, o.out);
+         }},
+        {Op::chain, "fused_tiled", [=](const O& o) { kstream::transform(exec, o.out, Chain<T>{}, o.x, o.y, o.z); }},
+        {Op::chain, "fused_naive",
+         [=](const O& o) { kstream::naive::transform(exec, o.out, Chain<T>{}, o.x, o.y, o.z); }},
+        // The same chain as a user writes it one operation per kernel: 10 array passes instead of 4.
+        {Op::chain, "separate_naive",
+         [=](const O& o) {
+           kstream::naive::transform(exec, o.tmp0, Scale<T>{T(3)}, o.x);
+           kstream::naive::transform(exec, o.tmp1, Scale<T>{T(0.5)}, o.y);
+           kstream::naive::add(exec, o.tmp0, o.tmp1, o.tmp0);
+           kstream::naive::add(exec, o.tmp0, o.z, o.out);
+         }},
+    };
+    list.insert(list.end(), fusion.begin(), fusion.end());
+    // chain64 (launch-bound sequences): 64 eager calls, and the same calls recorded once and replayed as a graph.
+    auto chain64 = [](auto& ops, const O& o) {
+      for (int j = 0; j < chain64_steps / 2; ++j) {
+        ops.add(j == 0 ? o.x : o.out, o.x, o.tmp0);
+        ops.fma(o.tmp0, o.ones, o.y, o.out);
+      }
+    };
+    struct EagerCalls {
+      Exec exec;
+      void add(const Vec<Exec, T>& a, const Vec<Exec, T>& b, const Vec<Exec, T>& out) const {
+        kstream::add(exec, a, b, out);
+      }
+      void fma(const Vec<Exec, T>& a, const Vec<Exec, T>& b, const Vec<Exec, T>& c, const Vec<Exec, T>& out) const {
+        kstream::fma(exec, a, b, c, out);
+      }
+    };
+    list.push_back({Op::chain64, "eager", [=](const O& o) {
+                      EagerCalls calls{exec};
+                      chain64(calls, o);
+                    }});
+    // Recorded once per operand set (outside the timed loop: the warm-up call records), then submitted.
+    auto recordings = std::make_shared<std::map<std::pair<const T*, std::int64_t>, kstream::Recording<Exec>>>();
+    list.push_back(
+        {Op::chain64, "recorded", [=](const O& o) {
+           const auto key = std::make_pair(o.out.data(), o.n);
+           auto it = recordings->find(key);
+           if (it == recordings->end())
+             it = recordings->emplace(key, kstream::record(exec, [&](kstream::Recorder<Exec>& r) { chain64(r, o); }))
+                      .first;
+           it->second.submit(exec);
+         }});
+    if (settings().tuning) {
+      // GPU: team size x packs in flight (one chunk: more work per thread only lost bandwidth on the H200,
+      // bench/results/2026-11-30_H200_cuda_tile_grid.json). CPU: one thread per team, packs x tile length.
+      // Every layout: on unequally aligned or strided views packs_in_flight sets the single elements in flight.
+      constexpr bool gpu = is_device_backend<Exec>;
+      const std::vector<int> teams = gpu ? std::vector<int>{64, 128, 256, 512} : std::vector<int>{1};
+      const std::vector<int> packs_counts = gpu ? std::vector<int>{1, 2, 4} : std::vector<int>{1, 2, 4, 8};
+      const std::vector<int> chunk_counts = gpu ? std::vector<int>{1} : std::vector<int>{64, 256, 1024};
+      for (const int team : teams) {
+        for (const int packs : packs_counts) {
+          for (const int chunks : chunk_counts) {
+            const TileShape shape{team, packs, chunks};
+            const std::string tag =
+                "tiled_t" + std::to_string(team) + "_p" + std::to_string(packs) + "_c" + std::to_string(chunks);
+            list.push_back(on_every_layout<Exec, T>(
+                Op::add, tag, [=](const auto& o) { kstream::add(exec, o.x, o.y, o.out, shape); }));
+            list.push_back(on_every_layout<Exec, T>(
+                Op::fma, tag, [=](const auto& o) { kstream::fma(exec, o.x, o.y, o.z, o.out, shape); }));
+          }
         }
       }
     }
@@ -188,7 +195,8 @@ template <class Exec, class T, class ViewLayout, class Call>
 void time_calls(benchmark::State& state, const Variant<Exec, T>& variant, const Call& call,
                 const Operands<Exec, T, ViewLayout>& ops, const std::string& copy_key) {
   const std::int64_t n = ops.n;
-  if (variant.op != Op::empty) Kokkos::deep_copy(Exec(), ops.out, std::numeric_limits<T>::quiet_NaN());
+  if (variant.op != Op::empty)
+    Kokkos::deep_copy(Exec(), ops.out, from_float<T>(std::numeric_limits<float>::quiet_NaN()));
   try {
     call(ops);  // warm-up, outside the timed loop
   } catch (const std::exception& e) {
@@ -350,6 +358,13 @@ template <class Exec>
 void register_backend() {
   register_backend<Exec, float>("float");
   register_backend<Exec, double>("double");
+  // 16-bit types where Kokkos has them (a CUDA build); elsewhere Kokkos makes them float, measured above.
+#if !KOKKOS_HALF_T_IS_FLOAT
+  register_backend<Exec, Kokkos::Experimental::half_t>("half");
+#endif
+#if !KOKKOS_BHALF_T_IS_FLOAT
+  register_backend<Exec, Kokkos::Experimental::bhalf_t>("bf16");
+#endif
 }
 
 std::string read_cpu_model() {

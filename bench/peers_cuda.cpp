@@ -7,6 +7,9 @@
 #include "bench_support.hpp"
 
 #if defined(KOKKOS_ENABLE_CUDA)
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include <cctype>
 #include <cub/device/device_transform.cuh>
 #include <cuda/std/tuple>
@@ -144,6 +147,50 @@ void add_peers(std::vector<Variant<Kokkos::Cuda, T>>& variants) {
   }
 }
 
+// 16-bit peers: cub::DeviceTransform on CUDA's own __half / __nv_bfloat16 (kstream's half_t / bhalf_t wrap them,
+// same bytes), computing in float and rounding once, as kstream and PyTorch do.
+struct HalfPlus {
+  __device__ __half operator()(__half a, __half b) const { return __float2half(__half2float(a) + __half2float(b)); }
+};
+struct HalfFma {
+  __device__ __half operator()(__half a, __half b, __half c) const {
+    return __float2half(fmaf(__half2float(a), __half2float(b), __half2float(c)));
+  }
+};
+struct Bf16Plus {
+  __device__ __nv_bfloat16 operator()(__nv_bfloat16 a, __nv_bfloat16 b) const {
+    return __float2bfloat16(__bfloat162float(a) + __bfloat162float(b));
+  }
+};
+struct Bf16Fma {
+  __device__ __nv_bfloat16 operator()(__nv_bfloat16 a, __nv_bfloat16 b, __nv_bfloat16 c) const {
+    return __float2bfloat16(fmaf(__bfloat162float(a), __bfloat162float(b), __bfloat162float(c)));
+  }
+};
+
+template <class Native, class T, class Plus, class Fma>
+void add_16bit_peers(std::vector<Variant<Kokkos::Cuda, T>>& variants) {
+  static_assert(sizeof(Native) == sizeof(T));
+  using O = Operands<Kokkos::Cuda, T>;
+  auto stream = [] { return Kokkos::Cuda().cuda_stream(); };
+  auto native = [](const auto& v) { return reinterpret_cast<Native*>(v.data()); };
+  variants.push_back({Op::copy, "cudaMemcpy", [=](const O& o) {
+                        cudaMemcpyAsync(o.out.data(), o.x.data(), o.n * sizeof(T), cudaMemcpyDeviceToDevice, stream());
+                      }});
+  variants.push_back({Op::add, "cub_transform",
+                      [=](const O& o) {
+                        cub::DeviceTransform::Transform(::cuda::std::make_tuple(native(o.x), native(o.y)),
+                                                        native(o.out), o.n, Plus{}, stream());
+                      },
+                      false, true});
+  variants.push_back({Op::fma, "cub_transform",
+                      [=](const O& o) {
+                        cub::DeviceTransform::Transform(::cuda::std::make_tuple(native(o.x), native(o.y), native(o.z)),
+                                                        native(o.out), o.n, Fma{}, stream());
+                      },
+                      false, true});
+}
+
 }  // namespace
 
 void add_native_peers(std::vector<Variant<Kokkos::Cuda, float>>& variants) {
@@ -152,6 +199,16 @@ void add_native_peers(std::vector<Variant<Kokkos::Cuda, float>>& variants) {
 void add_native_peers(std::vector<Variant<Kokkos::Cuda, double>>& variants) {
   add_peers(variants);
 }
+#if !KOKKOS_HALF_T_IS_FLOAT
+void add_native_peers(std::vector<Variant<Kokkos::Cuda, Kokkos::Experimental::half_t>>& variants) {
+  add_16bit_peers<__half, Kokkos::Experimental::half_t, HalfPlus, HalfFma>(variants);
+}
+#endif
+#if !KOKKOS_BHALF_T_IS_FLOAT
+void add_native_peers(std::vector<Variant<Kokkos::Cuda, Kokkos::Experimental::bhalf_t>>& variants) {
+  add_16bit_peers<__nv_bfloat16, Kokkos::Experimental::bhalf_t, Bf16Plus, Bf16Fma>(variants);
+}
+#endif
 
 namespace {
 /// The NVIDIA kernel driver's release ("580.159.04"), from /proc/driver/nvidia/version; "unknown" elsewhere.

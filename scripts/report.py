@@ -6,7 +6,7 @@ markdown report with tables and bandwidth-vs-size plots.
                               [--peak Cuda=4800] [--title "..."]
 
 Benchmark names read op/variant/type/backend/[layout/]n (no layout segment: aligned). The report opens with a
-headline table (largest n of each run), then fusion, operand layouts and launch floor. For each backend, type and op the report gives GB/s per size,
+headline table (largest n of each run), then fusion, operand layouts, chains of small calls and launch floor. For each backend, type and op the report gives GB/s per size,
 the speedup of kstream's tiled kernel over the naive Kokkos baseline, its ratio to each peer, and its share of
 the copy bandwidth; ratios are only formed between results of one file (one run). Needs matplotlib for plots.
 """
@@ -146,6 +146,34 @@ def headline(sources):
                          f"{fmt(ratio(tiled, peer_gbps), 3)}x | {fmt(100 * ratio(tiled, copy), 1) if copy else '–'} | "
                          f"[{i}] |")
     return lines if len(lines) > 2 else []
+
+
+CHAIN64_VARIANTS = ("eager", "recorded", "cub_eager", "cuda_launches", "cuda_graph")
+
+
+def chain64_rows(sources):
+    """chain64: microseconds per operation of 64 dependent small calls, eager and recorded, beside the CUDA peers."""
+    lines = []
+    for i, src in enumerate(sources, 1):
+        per_op = {}
+        for (backend, typ, op, variant, n), us in src["per_call"].items():
+            if op == "chain64" and us is not None:
+                per_op[(backend, typ, n, variant)] = us / 64
+        for backend, typ, n in sorted({k[:3] for k in per_op}, key=lambda k: (k[0], k[1] != "float", k[1], k[2])):
+            cells = [per_op.get((backend, typ, n, v)) for v in CHAIN64_VARIANTS]
+            eager, recorded, launches, graph = cells[0], cells[1], cells[3], cells[4]
+            lines.append(f"| {backend} | {typ} | {n:,} | " + " | ".join(fmt(c, 2) for c in cells) +
+                         f" | {fmt(ratio(recorded, eager), 2)}x | {fmt(ratio(recorded, launches), 2)}x | "
+                         f"{fmt(ratio(recorded, graph), 2)}x | [{i}] |")
+    if not lines:
+        return []
+    return ["## Chains of small calls: recorded once, replayed as a graph", "",
+            "A chain of 64 dependent operations (32 adds and 32 fmas alternating, `chain64`): microseconds per "
+            "operation. `eager`: 64 kstream calls; `recorded`: the same calls recorded once with `kstream::record` "
+            "and submitted as one Kokkos Graph; CUDA peers on the same arrays: 64 cub calls, 64 plain kernel "
+            "launches, and those launches captured into one CUDA graph.", "",
+            "| backend | type | n | " + " | ".join(CHAIN64_VARIANTS) + " | recorded / eager | recorded / cuda_launches | "
+            "recorded / cuda_graph | source |", "|" + "---|" * (len(CHAIN64_VARIANTS) + 7)] + lines + [""]
 
 
 def layout_rows(sources):
@@ -362,10 +390,11 @@ def main(argv=None):
                               "| backend | type | comparison | n | measured | predicted |", "|---|---|---|---|---|---|"]
         out += fusion_sweep + ["", "</details>", ""]
     out += layout_rows(sources)
+    out += chain64_rows(sources)
     out += launch_floor(sources)
     for (backend, typ, op) in sorted(g, key=lambda k: (k[0], k[1] != "float", k[1], k[2])):
-        if op == "empty":
-            continue  # in the launch-floor section
+        if op in ("empty", "chain64"):
+            continue  # in the launch-floor and chain sections
         out += [f"## {op}, {typ}, {backend}", "", table(sources, backend, typ, op, g[(backend, typ, op)], peaks), ""]
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as f:

@@ -65,6 +65,26 @@ class ReportTest(unittest.TestCase):
         self.assertIn("1.06x", stride)             # 1700 / 1600
         self.assertNotIn("@", text.split("## Operand layouts")[0])  # layouts stay out of the aligned tables
 
+    def test_chain64_table_per_operation(self):
+        import json
+        rows = {"eager": 256.0, "recorded": 83.2, "cub_eager": 243.2, "cuda_launches": 211.2, "cuda_graph": 76.8}
+        data = {"context": {"date": "2026-11-30", "host_name": "fixture-gpu", "kstream.backends": "Cuda"},
+                "benchmarks": [{"name": f"chain64/{v}/float/Cuda/aligned/4096", "run_name":
+                                f"chain64/{v}/float/Cuda/aligned/4096", "run_type": "iteration", "GB/s": 1.0,
+                                "real_time": 1.0, "time_unit": "us", "us_per_call": us} for v, us in rows.items()]}
+        path = os.path.join(self.tmp.name, "chain.json")
+        with open(path, "w") as f:
+            json.dump(data, f)
+        result = run(path, "--out", self.out)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(self.out) as f:
+            text = f.read()
+        row = next(line for line in text.split("## Chains of small calls")[1].splitlines() if "| 4,096 |" in line)
+        self.assertIn("| 4.00 | 1.30 |", row)   # us per operation: 256 / 64, 83.2 / 64
+        self.assertIn("0.33x", row)             # recorded / eager
+        self.assertIn("0.39x", row)             # recorded / cuda_launches = 1.30 / 3.30
+        self.assertIn("1.08x", row)             # recorded / cuda_graph = 1.30 / 1.20
+
     def test_tables_without_matplotlib(self):
         with tempfile.TemporaryDirectory() as fake:  # a matplotlib that cannot be imported
             os.makedirs(os.path.join(fake, "matplotlib"))

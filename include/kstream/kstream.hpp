@@ -4,6 +4,7 @@
 #include <kstream/add.hpp>
 #include <kstream/configuration.hpp>
 #include <kstream/fma.hpp>
+#include <kstream/low_precision.hpp>
 #include <kstream/naive.hpp>
 #include <kstream/record.hpp>
 #include <kstream/streaming_stores.hpp>

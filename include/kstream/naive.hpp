@@ -20,7 +20,7 @@ void add(const ExecSpace& exec, const XView& x, const YView& y, const OutView& o
   impl::check_add<ExecSpace>(x, y, out);
   Kokkos::parallel_for(
       "kstream::add[naive]", Range<ExecSpace>(exec, 0, out.extent(0)),
-      KOKKOS_LAMBDA(std::int64_t i) { out(i) = x(i) + y(i); });
+      KOKKOS_LAMBDA(std::int64_t i) { out(i) = impl::Plus{}(x(i), y(i)); });
 }
 
 template <class XView, class YView, class OutView>
@@ -35,7 +35,7 @@ void fma(const ExecSpace& exec, const AView& a, const BView& b, const CView& c, 
   impl::check_fma<ExecSpace>(a, b, c, out);
   Kokkos::parallel_for(
       "kstream::fma[naive]", Range<ExecSpace>(exec, 0, out.extent(0)),
-      KOKKOS_LAMBDA(std::int64_t i) { out(i) = Kokkos::fma(a(i), b(i), c(i)); });
+      KOKKOS_LAMBDA(std::int64_t i) { out(i) = impl::FusedMultiplyAdd{}(a(i), b(i), c(i)); });
 }
 
 template <class AView, class BView, class CView, class OutView>
