@@ -2,13 +2,16 @@
 """The course's Triton vector_add (and a Triton FMA) with their unit checks, timed against PyTorch.
 
     python3 scripts/triton_compare.py --out bench/results/triton.json [--max-n 268435463] [--check-only]
+                                      [--dtypes float32,bfloat16,float16] [--sizes 268435456,...]
 
 1. Checks: triton_add == x + y and triton_fma ~= torch.addcmul(c, a, b) at tail sizes (n not a multiple of
    BLOCK_SIZE, n < BLOCK_SIZE, n = 0).
-2. Timing over the C++ suite's sizes (2^10 .. 2^28 by 4, plus 2^28 + 7), float32: CUDA events around batches of
-   back-to-back calls, median of 7 batches. Peers: x + y, torch.add(out=), torch.addcmul(out=), eager a * b + c,
+2. Timing over the C++ suite's sizes (2^10 .. 2^28 by 4, plus 2^28 + 7; or --sizes), for each of --dtypes
+   (default float32; bfloat16 and float16 are named bf16 and half, as in kstream_bench): CUDA events around
+   batches of back-to-back calls, median of 7 batches. Peers: x + y, torch.add(out=), torch.addcmul(out=), eager a * b + c,
    and out.copy_(x) as the copy reference.
-3. Writes Google Benchmark-style JSON (names op/variant/float/Cuda/n, counter GB/s) for scripts/report.py.
+3. Writes Google Benchmark-style JSON (names op/variant/<type>/Cuda/n, counter GB/s on the element size of the
+   dtype) for scripts/report.py.
 Without a GPU or without triton it prints one line saying so and exits with status 2.
 """
 import argparse
@@ -134,7 +137,18 @@ def main():
     ap.add_argument("--out", help="JSON file to write (required unless --check-only)")
     ap.add_argument("--max-n", type=int, default=(1 << 28) + 7)
     ap.add_argument("--check-only", action="store_true")
+    ap.add_argument("--dtypes", default="float32", help="comma-separated: float32, bfloat16, float16")
+    ap.add_argument("--sizes", help="comma-separated element counts instead of the suite's sizes")
     args = ap.parse_args()
+    names = {"float32": "float", "bfloat16": "bf16", "float16": "half"}
+    dtypes = args.dtypes.split(",")
+    for d in dtypes:
+        if d not in names:
+            ap.error(f"--dtypes takes float32, bfloat16 or float16, got '{d}'")
+    try:
+        size_list = [int(v) for v in args.sizes.split(",")] if args.sizes else sizes(args.max_n)
+    except ValueError:
+        ap.error(f"--sizes takes whole numbers separated by commas, got '{args.sizes}'")
     if not args.check_only and not args.out:
         ap.error("--out is required unless --check-only")
 
@@ -144,9 +158,11 @@ def main():
         return 0
 
     rows = []
-    for n in sizes(args.max_n):
-        x, y, z = (torch.rand(n, device="cuda") for _ in range(3))
-        out = torch.empty(n, device="cuda")
+    for dtype_name, n in ((d, n) for d in dtypes for n in size_list):
+        dtype = getattr(torch, dtype_name)
+        element = torch.tensor([], dtype=dtype).element_size()
+        x, y, z = (torch.rand(n, device="cuda", dtype=dtype) for _ in range(3))
+        out = torch.empty(n, device="cuda", dtype=dtype)
         variants = [
             ("copy", "torch_copy", lambda: out.copy_(x), 2),
             ("add", "triton_vector_add", lambda: triton_add(x, y, out), 3),
@@ -158,8 +174,8 @@ def main():
         ]
         for op, name, fn, arrays in variants:
             seconds, calls = time_per_call(fn, n)
-            gbps = arrays * 4 * n / seconds / 1e9
-            full = f"{op}/{name}/float/Cuda/{n}"
+            gbps = arrays * element * n / seconds / 1e9
+            full = f"{op}/{name}/{names[dtype_name]}/Cuda/{n}"
             rows.append({"name": full, "run_name": full, "run_type": "iteration", "iterations": calls,
                          "real_time": seconds * 1e6, "time_unit": "us", "GB/s": gbps,
                          "us_per_call": seconds * 1e6, "n": n})
