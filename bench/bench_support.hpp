@@ -232,6 +232,16 @@ Storage<Exec, T>& storage_for(Extents extents) {
   return static_cast<Storage<Exec, T>&>(*current_storage());
 }
 
+/// Equal values (16-bit types compared as the floats they hold).
+template <class T>
+KOKKOS_INLINE_FUNCTION bool same_result(T a, T b) {
+  if constexpr (is_low_precision_v<T>) {
+    return to_float(a) == to_float(b);
+  } else {
+    return a == b;
+  }
+}
+
 /// Wrong elements of out after `op`, from the operand views themselves (so any layout is checked against the
 /// values its views hold); NaN, left by an element never written, counts as wrong. Inputs are small integers,
 /// so every op is exact and fused and unfused variants must agree bit for bit.
@@ -242,12 +252,7 @@ std::int64_t count_errors(Op op, const Operands<Exec, T, ViewLayout>& ops) {
   Kokkos::parallel_reduce(
       "kstream::bench::validate", Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, ops.n),
       KOKKOS_LAMBDA(std::int64_t i, std::int64_t & sum) {
-        const T expected = expected_value<T>(op, x(i), y(i), z(i));
-        if constexpr (is_low_precision_v<T>) {
-          sum += !(to_float(out(i)) == to_float(expected));
-        } else {
-          sum += !(out(i) == expected);
-        }
+        sum += !same_result(out(i), expected_value<T>(op, x(i), y(i), z(i)));
       },
       errors);
   return errors;
