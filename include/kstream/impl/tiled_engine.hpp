@@ -98,6 +98,9 @@ struct TiledFunctor {
       run_tile<true>(tile_first, rank, team_size);
     }
     if (team.league_rank() == league_size - 1) run_edges(rank, team_size, Seq{});
+    if constexpr (Mode == Access::packed && !is_device_execution_space_v<ExecSpace>) {
+      if (streaming_stores) streaming_store_fence();  // host teams of several threads may stream too
+    }
   }
 
   // Host spaces with one-thread teams (their default): tile `tile`, walked front to back by one thread. A local
