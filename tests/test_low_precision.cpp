@@ -45,13 +45,6 @@ template <class C>
 class LowPrecisionTest : public ::testing::Test {};
 TYPED_TEST_SUITE(LowPrecisionTest, LowCases, LowCaseNames);
 
-/// Same bits, or both NaN.
-template <class T>
-bool same(T a, T b) {
-  const float fa = to_float(a), fb = to_float(b);
-  return (fa != fa && fb != fb) || std::memcmp(&a, &b, sizeof(T)) == 0;
-}
-
 /// Operands as strided views into one parent each (offset, stride per operand), filled from host values.
 template <class C>
 struct Operands {
@@ -87,7 +80,7 @@ struct Operands {
       mine[offset + i * stride] = true;
     }
     std::int64_t damaged = 0;
-    for (std::size_t e = 0; e < host.extent(0); ++e) damaged += !mine[e] && !same(host(e), from_float<T>(-7.0f));
+    for (std::size_t e = 0; e < host.extent(0); ++e) damaged += !mine[e] && !same_bits(host(e), from_float<T>(-7.0f));
     return {values, damaged};
   }
 };
@@ -141,7 +134,7 @@ std::string run(std::int64_t n, const std::vector<std::pair<std::int64_t, std::i
     T expected;
     if constexpr (Arity == 2) expected = reference(in[0][i], in[1][i]);
     if constexpr (Arity == 3) expected = reference(in[0][i], in[1][i], in[2][i]);
-    if (!same(out[i], expected)) {
+    if (!same_bits(out[i], expected)) {
       if (first < 0) first = i;
       ++wrong;
     }

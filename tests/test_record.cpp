@@ -53,12 +53,11 @@ struct Pool {
   }
 };
 
-/// Bit-for-bit equality (any NaN equals any NaN).
+/// Elements that differ (same_bits: any NaN equals any NaN).
 template <class T>
 std::int64_t mismatches(const std::vector<T>& a, const std::vector<T>& b) {
   std::int64_t wrong = 0;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    wrong += !((a[i] != a[i] && b[i] != b[i]) || std::memcmp(&a[i], &b[i], sizeof(T)) == 0);
+  for (std::size_t i = 0; i < a.size(); ++i) wrong += !same_bits(a[i], b[i]);
   return wrong;
 }
 
