@@ -47,7 +47,8 @@ inline constexpr bool is_device_execution_space_v =
 /// Device spaces: 256 threads x 1 pack per input (with 2-3 inputs, that is 2-3 independent 16-byte loads in flight
 /// per thread): best or within noise of best over a 32-shape grid at n = 2^24 and 2^28 on the H200
 /// (bench/results/, docs/results.md);
-/// host spaces: one thread per team walking 1024 contiguous packs (16 KiB of each array) in steps of 4 packs.
+/// host spaces: one-thread tiles of up to 1024 packs (16 KiB of each array), each a plain loop the compiler
+/// vectorizes; there packs_in_flight and chunks_per_thread only set the tile's length (tiled_engine.hpp).
 template <class ExecSpace>
 constexpr TileShape default_tile_shape() {
   if constexpr (is_device_execution_space_v<ExecSpace>) {
