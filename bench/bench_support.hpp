@@ -138,6 +138,12 @@ KOKKOS_INLINE_FUNCTION T expected_value(Op op, T x, T y, T z) {
   return T(0);
 }
 
+/// The fused chain's expression, out = 3 x + 0.5 y + z (Op::chain; float and double).
+template <class T>
+struct Chain {
+  KOKKOS_INLINE_FUNCTION T operator()(T x, T y, T z) const { return T(3) * x + T(0.5) * y + z; }
+};
+
 /// A backend whose memory the host cannot read (the GPU): it gets GPU tile shapes, device memory sizing and a
 /// warm-up before timing.
 template <class Exec>

@@ -42,10 +42,6 @@ Settings& settings() {
 }
 
 template <class T>
-struct Chain {  // out = 3 x + 0.5 y + z, the fused-chain example
-  KOKKOS_INLINE_FUNCTION T operator()(T x, T y, T z) const { return T(3) * x + T(0.5) * y + z; }
-};
-template <class T>
 struct Scale {
   T factor;
   KOKKOS_INLINE_FUNCTION T operator()(T x) const { return factor * x; }
@@ -130,6 +126,35 @@ std::vector<Variant<Exec, T>> variants() {
            it->second.submit(exec);
          }});
     if (settings().tuning) {
+      // chain64 recorded with explicit team sizes (an explicit shape is used as given, so t256 is the shape every
+      // call had before short calls spread their teams over the multiprocessors; tiling.hpp).
+      for (const int team : is_device_backend<Exec> ? std::vector<int>{32, 64, 128, 256} : std::vector<int>{}) {
+        const TileShape shape{team, 1, 1};
+        struct ShapedRecorder {
+          kstream::Recorder<Exec>& r;
+          TileShape shape;
+          void add(const Vec<Exec, T>& a, const Vec<Exec, T>& b, const Vec<Exec, T>& out) const {
+            r.add(a, b, out, shape);
+          }
+          void fma(const Vec<Exec, T>& a, const Vec<Exec, T>& b, const Vec<Exec, T>& c, const Vec<Exec, T>& out) const {
+            r.fma(a, b, c, out, shape);
+          }
+        };
+        auto shaped = std::make_shared<std::map<std::pair<const T*, std::int64_t>, kstream::Recording<Exec>>>();
+        list.push_back({Op::chain64, "recorded_t" + std::to_string(team), [=](const O& o) {
+                          const auto key = std::make_pair(o.out.data(), o.n);
+                          auto it = shaped->find(key);
+                          if (it == shaped->end())
+                            it = shaped
+                                     ->emplace(key, kstream::record(exec,
+                                                                    [&](kstream::Recorder<Exec>& r) {
+                                                                      ShapedRecorder calls{r, shape};
+                                                                      chain64(calls, o);
+                                                                    }))
+                                     .first;
+                          it->second.submit(exec);
+                        }});
+      }
       // GPU: team size x packs in flight (one chunk: more work per thread only lost bandwidth on the H200,
       // bench/results/2026-11-30_H200_cuda_tile_grid.json). CPU: one thread per team, packs x tile length.
       // Every layout: on unequally aligned or strided views packs_in_flight sets the single elements in flight.

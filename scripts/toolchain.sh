@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Host toolchain for kstream: a Debian-unstable root (made with mmdebstrap) holding g++, cmake, ninja,
+# Host toolchain for kstream: a Debian-unstable root (made with mmdebstrap) holding g++, cmake, ninja, OpenMPI,
 # libkokkos-dev 5.2 (OpenMP + Serial), GoogleTest and Google Benchmark. Debian 12 has no usable Kokkos.
 #
 # Sourced by test.sh and bench.sh. Provides:
@@ -9,9 +9,9 @@
 # (A library for those scripts: it sets no shell options of its own.)
 
 KSTREAM_ROOT_DIR=${KSTREAM_ROOT_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kstream/toolchain-root}
-KSTREAM_ROOT_PACKAGES="g++,cmake,ninja-build,libkokkos-dev,libgtest-dev,libgmock-dev,libbenchmark-dev,git,ca-certificates"
+KSTREAM_ROOT_PACKAGES="g++,cmake,ninja-build,libkokkos-dev,libgtest-dev,libgmock-dev,libbenchmark-dev,libopenmpi-dev,openmpi-bin,git,ca-certificates"
 # Bump when the package list or the fix-ups change, so cached roots are rebuilt.
-KSTREAM_ROOT_VERSION=2
+KSTREAM_ROOT_VERSION=3
 # Debian's libkokkos-dev 5.2 is built without the Serial backend. Trilinos' Kokkos 4.5 (Serial only) is unpacked
 # beside it, not installed (the two packages own the same paths), for the Serial build of the tests.
 KSTREAM_SERIAL_KOKKOS_PACKAGES="libtrilinos-kokkos-dev libtrilinos-kokkos-16.1"
