@@ -2,6 +2,9 @@
 // documented label (what Kokkos Tools profilers show), and default tile shapes follow the execution space's
 // properties (device vs host memory), not its name.
 #include <functional>
+#if defined(KOKKOS_ENABLE_OPENMP)
+#include <omp.h>
+#endif
 #include <kstream/kstream.hpp>
 #include <kstream/version.hpp>
 #include <sstream>
@@ -113,6 +116,61 @@ TYPED_TEST(IntegrationTest, EveryEntryPointLaunchesOneKernelWithItsLabel) {
   Kokkos::View<T*, M> empty("empty", 0);
   EXPECT_TRUE(kernels_of([&] { kstream::add(exec, empty, empty, empty); }).empty());
 }
+
+// ---- short calls: how the default shape adapts (explicit shapes are obeyed as given) ----
+TEST(ShortCalls, DeviceTeamsShrinkUntilEveryMultiprocessorHasOne) {
+  // 132 multiprocessors (an H200). n = 4096 floats = 1024 packs: 4 teams of 256 would leave 128 SMs idle.
+  EXPECT_EQ(impl::device_team_size(256, 1024, 1, 132), 32);  // 32 teams of one warp: no smaller team
+  EXPECT_EQ(impl::device_team_size(256, 16384, 1, 132), 64);  // 256 teams of 64 (128 teams of 128 are too few)
+  EXPECT_EQ(impl::device_team_size(256, 33792, 1, 132), 256);  // 132 teams of 256: one per SM already
+  EXPECT_EQ(impl::device_team_size(256, 33536, 1, 132), 128);  // 131 teams of 256: one SM idle
+  EXPECT_EQ(impl::device_team_size(256, 4096, 4, 132), 32);   // slots count: 4 items per thread
+  EXPECT_EQ(impl::device_team_size(256, 1 << 20, 1, 132), 256);
+  EXPECT_EQ(impl::device_team_size(256, 1, 1, 1), 256);  // one multiprocessor: nothing to spread over
+}
+
+#if defined(KOKKOS_ENABLE_OPENMP)
+/// out = x + 1, counting the elements computed inside an OpenMP parallel region (through a pointer: the op is
+/// copied into the kernel).
+struct CountParallelElements {
+  int* in_parallel;
+  KOKKOS_INLINE_FUNCTION float operator()(float x) const {
+    KOKKOS_IF_ON_HOST((if (omp_in_parallel()) Kokkos::atomic_inc(in_parallel);))
+    return x + 1.0f;
+  }
+};
+
+TEST(ShortCalls, OpenMPRunsCallsOfAtMost8KiBPerThreadOnTheCallingThread) {
+  const Kokkos::OpenMP exec;
+  const int threads = exec.concurrency();
+  // transform(out, op, x) on floats moves 8 bytes per element: the last n on the calling thread is 1024 per thread.
+  const std::int64_t last_inline = impl::calling_thread_bytes_per_thread * threads / 8;
+  for (const std::int64_t n : {std::int64_t(1), std::int64_t(100), last_inline, last_inline + 1, 4 * last_inline}) {
+    Kokkos::View<float*, Kokkos::HostSpace> x("x", n), out("out", n);
+    for (std::int64_t i = 0; i < n; ++i) x(i) = float(i % 1000);
+    for (const bool explicit_shape : {false, true}) {
+      int in_parallel = 0;
+      Kokkos::deep_copy(out, -1.0f);
+      if (explicit_shape) {
+        kstream::transform(exec, TileShape{1, 4, 1}, out, CountParallelElements{&in_parallel}, x);
+      } else {
+        kstream::transform(exec, out, CountParallelElements{&in_parallel}, x);
+      }
+      exec.fence();
+      for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(out(i), float(i % 1000) + 1.0f) << "n=" << n << " i=" << i;
+      const bool calling_thread = threads > 1 && !explicit_shape && n <= last_inline;
+      const TileShape shape = explicit_shape ? TileShape{1, 4, 1} : default_tile_shape<Kokkos::OpenMP>();
+      EXPECT_EQ(impl::runs_on_calling_thread(exec, shape, out, x), calling_thread)
+          << "n=" << n << " threads=" << threads;
+      if (calling_thread) {
+        EXPECT_EQ(in_parallel, 0) << "n=" << n;
+      } else if (threads > 1 && n >= 4 * threads) {
+        EXPECT_EQ(in_parallel, n) << "n=" << n << " explicit shape: " << explicit_shape;
+      }
+    }
+  }
+}
+#endif
 
 TEST(Configuration, PrintsVersionKokkosAndEveryBackendsShape) {
   std::ostringstream os;
