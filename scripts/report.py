@@ -6,7 +6,8 @@ markdown report with tables and bandwidth-vs-size plots.
                               [--peak Cuda=4800] [--title "..."]
 
 Benchmark names read op/variant/type/backend/[layout/]n (no layout segment: aligned). The report opens with a
-headline table (largest n of each run), then fusion, operand layouts, chains of small calls and launch floor. For each backend, type and op the report gives GB/s per size,
+headline table (largest n of each run), then fusion, operand layouts, several GPUs (kstream_mpi_bench: names
+op/tiled/type/backend/weak|strong/n with a ranks counter), chains of small calls and launch floor. For each backend, type and op the report gives GB/s per size,
 the speedup of kstream's tiled kernel over the naive Kokkos baseline, its ratio to each peer, and its share of
 the copy bandwidth; ratios are only formed between results of one file (one run). Needs matplotlib for plots.
 """
@@ -36,10 +37,17 @@ def load(path):
     samples = defaultdict(list)
     medians = {}
     per_call = {}
+    scaling = defaultdict(list)  # kstream_mpi_bench: (backend, type, op, mode, n, ranks) -> GB/s samples
     for b in data["benchmarks"]:
         name = b.get("run_name", b["name"])
         parts = name.split("/")
         if len(parts) < 5:
+            continue
+        if "ranks" in b or data["context"].get("mpi.ranks"):  # op/tiled/type/backend/weak|strong/n, ranks counter
+            if b.get("error_occurred"):
+                print(f"warning: {path}: {name}: {b.get('error_message', 'error')}", file=sys.stderr)
+            elif b.get("run_type") != "aggregate" and "GB/s" in b:
+                scaling[(parts[3], parts[2], parts[0], parts[4], int(parts[5]), int(b["ranks"]))].append(b["GB/s"])
             continue
         layout = "aligned"
         if len(parts) >= 6 and not parts[4].isdigit():  # op/variant/type/backend/layout/n
@@ -69,7 +77,8 @@ def load(path):
             values = sorted(values)
             rows[key] = values[len(values) // 2][:3]
             per_call.setdefault(key, values[len(values) // 2][3])
-    return {"path": path, "context": data["context"], "rows": rows, "per_call": per_call}
+    return {"path": path, "context": data["context"], "rows": rows, "per_call": per_call,
+            "scaling": {k: statistics.median(v) for k, v in scaling.items()}}
 
 
 def describe_source(src, index):
@@ -205,6 +214,65 @@ def layout_rows(sources):
             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"] + lines + [""]
 
 
+def scaling_rows(sources):
+    """kstream_mpi_bench: aggregate GB/s on 1..k ranks of one job, the speedup over 1 rank and its efficiency."""
+    lines = []
+    for i, src in enumerate(sources, 1):
+        sc = src.get("scaling", {})
+        for backend, typ, op, mode, n in sorted({k[:5] for k in sc}, key=lambda k: (k[0], k[3] != "weak", k[2], k[1], k[4])):
+            counts = sorted(r for (b, t, o, m, nn, r) in sc if (b, t, o, m, nn) == (backend, typ, op, mode, n))
+            one = sc.get((backend, typ, op, mode, n, 1))
+            for ranks in counts:
+                gbps = sc[(backend, typ, op, mode, n, ranks)]
+                speedup = ratio(gbps, one)
+                lines.append(f"| {backend} | {mode} | {op} | {typ} | {n:,} | {ranks} | {fmt(gbps)} | "
+                             f"{fmt(speedup, 3) + 'x' if speedup else '– (does not fit)' if ranks > 1 else '–'} | "
+                             f"{fmt(100 * speedup / ranks, 1) + ' %' if speedup else '–'} | [{i}] |")
+    if not lines:
+        return []
+    return ["## Several GPUs (MPI)", "",
+            "`kstream_mpi_bench`: every rank owns a contiguous slice and runs the same engine on its own GPU; one job "
+            "measures each rank count. Weak: n elements per rank; strong: n in all. GB/s: all ranks' bytes over the "
+            "slowest rank's time (barrier, batch, fence, maximum over ranks); medians over repetitions. Speedup: over "
+            "1 rank in the same job; efficiency: speedup / ranks.", "",
+            "| backend | mode | op | type | n | ranks | GB/s | speedup over 1 rank | efficiency | source |",
+            "|---|---|---|---|---|---|---|---|---|---|"] + lines + [""]
+
+
+def plot_scaling(sources, out_dir):
+    """GB/s against rank count, one line per (mode, op, n), from kstream_mpi_bench results."""
+    points = defaultdict(dict)
+    for src in sources:
+        for (backend, typ, op, mode, n, ranks), gbps in src.get("scaling", {}).items():
+            points[(backend, typ, mode, op, n)][ranks] = gbps
+    if not points:
+        return None
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    modes = sorted({k[2] for k in points}, key=lambda m: m != "weak")
+    fig, axes = plt.subplots(1, len(modes), figsize=(6.5 * len(modes), 4.2), squeeze=False)
+    for c, mode in enumerate(modes):
+        ax = axes[0][c]
+        for (backend, typ, m, op, n), by_ranks in sorted(points.items()):
+            if m != mode:
+                continue
+            xs = sorted(by_ranks)
+            ax.plot(xs, [by_ranks[x] for x in xs], marker="o", label=f"{op} {typ} n={n:,} ({backend})")
+        ax.set_title(f"{mode} scaling" + (" (n per rank)" if mode == "weak" else " (n in all)"))
+        ax.set_xlabel("ranks (GPUs)")
+        ax.set_ylabel("aggregate GB/s (1e9 B/s)")
+        ax.set_xticks(sorted({r for k in points for r in points[k]}))
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    os.makedirs(out_dir, exist_ok=True)
+    path = os.path.join(out_dir, "scaling.png")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def copy_rate(sources, backend, typ, n, source_index):
     rows = sources[source_index - 1]["rows"]
     rates = [rows[(backend, typ, "copy", v, n)][0] for v in COPY_VARIANTS if (backend, typ, "copy", v, n) in rows]
@@ -335,7 +403,7 @@ def main(argv=None):
         except (OSError, ValueError) as e:
             ap.error(str(e))
     g = groups(sources)
-    if not g:
+    if not g and not any(src["scaling"] for src in sources):
         ap.error("no benchmark rows named op/variant/type/backend/n in the inputs")
 
     plots_dir = args.plots or os.path.join(os.path.dirname(os.path.abspath(args.out)), "plots")
@@ -390,6 +458,17 @@ def main(argv=None):
                               "| backend | type | comparison | n | measured | predicted |", "|---|---|---|---|---|---|"]
         out += fusion_sweep + ["", "</details>", ""]
     out += layout_rows(sources)
+    scaling = scaling_rows(sources)
+    if scaling:
+        out += scaling
+        try:
+            path = plot_scaling(sources, plots_dir)
+        except ImportError:
+            path = None
+        if path:
+            plotted = True
+            rel = os.path.relpath(path, os.path.dirname(os.path.abspath(args.out)))
+            out += [f"![aggregate GB/s against ranks]({rel})", ""]
     out += chain64_rows(sources)
     out += launch_floor(sources)
     for (backend, typ, op) in sorted(g, key=lambda k: (k[0], k[1] != "float", k[1], k[2])):

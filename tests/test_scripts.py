@@ -85,6 +85,21 @@ class ReportTest(unittest.TestCase):
         self.assertIn("0.39x", row)             # recorded / cuda_launches = 1.30 / 3.30
         self.assertIn("1.08x", row)             # recorded / cuda_graph = 1.30 / 1.20
 
+    def test_scaling_table_per_rank_count(self):
+        text, result = self.report("report_mpi.json")
+        section = text.split("## Several GPUs (MPI)")[1].split("## ")[0]
+        rows = [line for line in section.splitlines() if line.startswith("| Cuda |")]
+        one = next(r for r in rows if "| weak | add |" in r and "| 1 |" in r)
+        two = next(r for r in rows if "| weak | add |" in r and "| 2 |" in r)
+        self.assertIn("| 4,400 |", one)      # median of the 1-rank samples, not mixed with the 2-rank ones
+        self.assertIn("| 8,760 |", two)
+        self.assertIn("1.991x", two)         # 8760 / 4400
+        self.assertIn("99.5 %", two)         # efficiency: speedup / 2
+        strong = next(r for r in rows if "| strong |" in r)
+        self.assertIn("does not fit", strong)  # no 1-rank row to compare with
+        self.assertFalse(any("| fma |" in r for r in rows))  # a failed row is a warning, not a number
+        self.assertIn("validation failed on 2 ranks", result.stderr)
+
     def test_tables_without_matplotlib(self):
         with tempfile.TemporaryDirectory() as fake:  # a matplotlib that cannot be imported
             os.makedirs(os.path.join(fake, "matplotlib"))
