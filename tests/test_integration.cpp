@@ -117,18 +117,7 @@ TYPED_TEST(IntegrationTest, EveryEntryPointLaunchesOneKernelWithItsLabel) {
   EXPECT_TRUE(kernels_of([&] { kstream::add(exec, empty, empty, empty); }).empty());
 }
 
-// ---- short calls: how the default shape adapts (explicit shapes are obeyed as given) ----
-TEST(ShortCalls, DeviceTeamsShrinkUntilEveryMultiprocessorHasOne) {
-  // 132 multiprocessors (an H200). n = 4096 floats = 1024 packs: 4 teams of 256 would leave 128 SMs idle.
-  EXPECT_EQ(impl::device_team_size(256, 1024, 1, 132), 32);  // 32 teams of one warp: no smaller team
-  EXPECT_EQ(impl::device_team_size(256, 16384, 1, 132), 64);  // 256 teams of 64 (128 teams of 128 are too few)
-  EXPECT_EQ(impl::device_team_size(256, 33792, 1, 132), 256);  // 132 teams of 256: one per SM already
-  EXPECT_EQ(impl::device_team_size(256, 33536, 1, 132), 128);  // 131 teams of 256: one SM idle
-  EXPECT_EQ(impl::device_team_size(256, 4096, 4, 132), 32);   // slots count: 4 items per thread
-  EXPECT_EQ(impl::device_team_size(256, 1 << 20, 1, 132), 256);
-  EXPECT_EQ(impl::device_team_size(256, 1, 1, 1), 256);  // one multiprocessor: nothing to spread over
-}
-
+// ---- short calls on OpenMP: the calling thread (explicit shapes are obeyed as given) ----
 #if defined(KOKKOS_ENABLE_OPENMP)
 /// out = x + 1, counting the elements computed inside an OpenMP parallel region (through a pointer: the op is
 /// copied into the kernel).

@@ -59,34 +59,24 @@ constexpr TileShape default_tile_shape() {
 }
 
 namespace impl {
-/// Device default shape for a short call: the team halved (down to one warp, 32 threads) while the call would
-/// give fewer teams than the device has multiprocessors (`multiprocessors`), so that a small vector spreads over
-/// many SMs rather than filling a few: a launch-bound call's time is its slowest SM's share (at n = 4096 floats
-/// the default 256 threads give 4 teams; 32 give 32, as many as a one-element-per-thread kernel's blocks).
-inline int device_team_size(int team_size, std::int64_t body_items, int slots, std::int64_t multiprocessors) {
-  while (team_size > 32 && (body_items + std::int64_t(team_size) * slots - 1) / (std::int64_t(team_size) * slots) <
-                               multiprocessors)
-    team_size /= 2;
-  return team_size;
-}
-
-/// The default shape for a call of body_items items (slots of them per thread and chunk); explicit shapes are left
-/// alone. Device spaces: a short call's teams shrink (device_team_size; a multiprocessor runs up to 2048 threads,
-/// so concurrency / 2048 counts them). Host spaces: fewer chunks per tile when the body is too short to give every
-/// thread a tile, so that a small call still spreads over all threads like `omp parallel for schedule(static)`.
+/// The default shape on a host space, for a call of body_items items (slots of them per thread and chunk): fewer
+/// chunks per tile when the body is too short to give every thread a tile, so that a small call still spreads
+/// over all threads like `omp parallel for schedule(static)`. Explicit shapes and device spaces are left alone.
+/// (Smaller device teams for short calls, so that they reach more multiprocessors, were measured and dropped: at
+/// n = 4096, chains of recorded calls ran within 4 % of each other for teams of 32 to 256 threads;
+/// bench/results/2026-11-30_H200_cuda_chain64_team_sizes.json.)
 template <class ExecSpace>
 TileShape spread_over_threads(const ExecSpace& exec, const TileShape& shape, std::int64_t body_items, int slots) {
-  if (shape != default_tile_shape<ExecSpace>()) return shape;
-  TileShape spread = shape;
   if constexpr (is_device_execution_space_v<ExecSpace>) {
-    const std::int64_t multiprocessors = std::max<std::int64_t>(1, exec.concurrency() / 2048);
-    spread.team_size = device_team_size(shape.team_size, body_items, slots, multiprocessors);
+    return shape;
   } else {
+    if (shape != default_tile_shape<ExecSpace>()) return shape;
     const std::int64_t per_round = std::int64_t(exec.concurrency()) * shape.team_size * slots;
     const std::int64_t chunks = (body_items + per_round - 1) / per_round;
+    TileShape spread = shape;
     spread.chunks_per_thread = int(std::clamp<std::int64_t>(chunks, 1, shape.chunks_per_thread));
+    return spread;
   }
-  return spread;
 }
 }  // namespace impl
 
