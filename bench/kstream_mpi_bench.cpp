@@ -13,7 +13,8 @@
 // GB/s (all ranks' bytes from the byte table over the slowest rank's time), us_per_call, n (global), n_per_rank.
 // A case that does not fit in every rank's memory is not run and is listed in the context (mpi.not_run).
 //
-// Timing of one iteration: a barrier, the batch of calls, a fence, then the maximum of the ranks' times (MPI).
+// Each case allocates and fills its slices, calls for a quarter second (working clocks), then times iterations of
+// a barrier, the batch of calls, a fence, then the maximum of the ranks' times (MPI).
 // Iterations are fixed (every rank runs the same loop); --kstream_repetitions registers every benchmark that many
 // times, round after round (interleaved). Results are checked on every rank after its timed loop and the counts
 // summed with MPI: a wrong element anywhere fails the benchmark (SkipWithError) and the exit status, never a number.
@@ -255,9 +256,21 @@ void call(Op op, const Operands<Exec, T>& o) {
   }
 }
 
-/// Calls per timed iteration: about 8 GiB of one rank's traffic (a few ms on a GPU), at least 1, at most 4096.
+/// Calls per timed iteration: about 32 GiB of one rank's traffic (about 8 ms on a GPU), at least 1, at most 4096.
 std::int64_t calls_per_iteration(std::int64_t bytes_per_rank_call) {
-  return std::clamp<std::int64_t>((std::int64_t(1) << 33) / std::max<std::int64_t>(bytes_per_rank_call, 1), 1, 4096);
+  return std::clamp<std::int64_t>((std::int64_t(1) << 35) / std::max<std::int64_t>(bytes_per_rank_call, 1), 1, 4096);
+}
+
+/// Calls until a quarter of a second has passed: a GPU that idled (say, while the 1-rank cases ran on another
+/// one) is brought to its working clocks before it is timed; the first two-GPU run without this timed the second
+/// GPU slow (bench/results/2026-11-30_H200x2_mpi_no_warmup.json).
+template <class T>
+void warm_up(Op op, const Operands<Exec, T>& o) {
+  const auto begin = std::chrono::steady_clock::now();
+  do {
+    call<T>(op, o);
+    Kokkos::fence();
+  } while (std::chrono::steady_clock::now() - begin < std::chrono::milliseconds(250));
 }
 
 template <class T>
@@ -271,8 +284,7 @@ void run(benchmark::State& state, Op op, Mode mode, std::int64_t n, int k) {
   if (active) {
     try {
       operands.emplace(op, slice);
-      call<T>(op, operands->ops);  // warm-up
-      Kokkos::fence();
+      warm_up<T>(op, operands->ops);
     } catch (const std::exception& e) {  // e.g. out of memory: every rank hears of it, none waits for the others
       failure = e.what();
       operands.reset();
