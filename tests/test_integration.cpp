@@ -129,10 +129,10 @@ struct CountParallelElements {
   }
 };
 
-TEST(ShortCalls, OpenMPRunsCallsOfAtMost8KiBPerThreadOnTheCallingThread) {
+TEST(ShortCalls, OpenMPRunsCallsOfAtMost16KiBPerThreadOnTheCallingThread) {
   const Kokkos::OpenMP exec;
   const int threads = exec.concurrency();
-  // transform(out, op, x) on floats moves 8 bytes per element: the last n on the calling thread is 1024 per thread.
+  // transform(out, op, x) on floats moves 8 bytes per element: the last n on the calling thread is 2048 per thread.
   const std::int64_t last_inline = impl::calling_thread_bytes_per_thread * threads / 8;
   for (const std::int64_t n : {std::int64_t(1), std::int64_t(100), last_inline, last_inline + 1, 4 * last_inline}) {
     Kokkos::View<float*, Kokkos::HostSpace> x("x", n), out("out", n);

@@ -241,14 +241,16 @@ struct LaunchNow {
   }
 };
 
-/// Bytes per OpenMP thread below which a call runs on the calling thread (runs_on_calling_thread).
-inline constexpr std::int64_t calling_thread_bytes_per_thread = 8 * 1024;
+/// Bytes per OpenMP thread up to which a call runs on the calling thread (runs_on_calling_thread).
+inline constexpr std::int64_t calling_thread_bytes_per_thread = 16 * 1024;
 
 /// Whether a call runs on the calling thread instead of the space's threads: Kokkos::OpenMP only (it runs its
 /// kernels synchronously on the calling thread's team, so order is kept; spaces that run asynchronously, like
 /// HPX, are left alone), default shape only (an explicit shape is obeyed), and only when all operands together
-/// are at most 8 KiB per thread: waking and joining the threads costs microseconds (3.5 on 16 cores), in which one
-/// core moves about as many bytes from its own cache. Not when recording a graph (the sink is not LaunchNow).
+/// are at most 16 KiB per thread (256 KiB on 16 threads). Waking and joining the threads costs about 4.4 us on the
+/// H200 machine's 16 cores (an `omp parallel for` of 1024 floats), in which one core moves about 330 KB of data
+/// in its cache (75 GB/s measured at n = 4096 on the calling thread; bench/results/README.md). Not when recording
+/// a graph (the sink is not LaunchNow).
 template <class ExecSpace, class OutView, class... InViews>
 bool runs_on_calling_thread([[maybe_unused]] const ExecSpace& exec, [[maybe_unused]] const TileShape& requested,
                             [[maybe_unused]] const OutView& out, [[maybe_unused]] const InViews&... ins) {
