@@ -262,6 +262,7 @@ def plot_scaling(sources, out_dir):
         ax.set_title(f"{mode} scaling" + (" (n per rank)" if mode == "weak" else " (n in all)"))
         ax.set_xlabel("ranks (GPUs)")
         ax.set_ylabel("aggregate GB/s (1e9 B/s)")
+        ax.set_ylim(bottom=0)
         ax.set_xticks(sorted({r for k in points for r in points[k]}))
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=7)
