@@ -241,16 +241,19 @@ struct LaunchNow {
   }
 };
 
-/// Bytes per OpenMP thread up to which a call runs on the calling thread (runs_on_calling_thread).
-inline constexpr std::int64_t calling_thread_bytes_per_thread = 16 * 1024;
+/// Bytes (all operands together) up to which an OpenMP call runs on the calling thread: 16 KiB per thread, and at
+/// least 128 KiB. Waking and joining the threads costs about 4.4 us on the H200 machine's 16 cores (an `omp
+/// parallel for` of 1024 floats) and still about 1.7 us with 2 threads (the development VM), in which one core moves
+/// about 330 KB, resp. 128 KB, of data in its cache (75 GB/s measured at n = 4096 on the calling thread;
+/// bench/results/README.md).
+constexpr std::int64_t calling_thread_bytes(int threads) {
+  return std::max<std::int64_t>(128 * 1024, std::int64_t(16 * 1024) * threads);
+}
 
 /// Whether a call runs on the calling thread instead of the space's threads: Kokkos::OpenMP only (it runs its
 /// kernels synchronously on the calling thread's team, so order is kept; spaces that run asynchronously, like
-/// HPX, are left alone), default shape only (an explicit shape is obeyed), and only when all operands together
-/// are at most 16 KiB per thread (256 KiB on 16 threads). Waking and joining the threads costs about 4.4 us on the
-/// H200 machine's 16 cores (an `omp parallel for` of 1024 floats), in which one core moves about 330 KB of data
-/// in its cache (75 GB/s measured at n = 4096 on the calling thread; bench/results/README.md). Not when recording
-/// a graph (the sink is not LaunchNow).
+/// HPX, are left alone), default shape only (an explicit shape is obeyed), more than one thread, and operands of
+/// at most calling_thread_bytes(threads). Not when recording a graph (the sink is not LaunchNow).
 template <class ExecSpace, class OutView, class... InViews>
 bool runs_on_calling_thread([[maybe_unused]] const ExecSpace& exec, [[maybe_unused]] const TileShape& requested,
                             [[maybe_unused]] const OutView& out, [[maybe_unused]] const InViews&... ins) {
@@ -260,7 +263,7 @@ bool runs_on_calling_thread([[maybe_unused]] const ExecSpace& exec, [[maybe_unus
     const std::int64_t bytes = std::int64_t(out.extent(0)) * (std::int64_t(sizeof(typename OutView::value_type)) +
                                                               (std::int64_t(sizeof(typename InViews::value_type)) + ...));
     const int threads = exec.concurrency();
-    return threads > 1 && bytes <= calling_thread_bytes_per_thread * threads;
+    return threads > 1 && bytes <= calling_thread_bytes(threads);
   }
 #endif
   return false;
