@@ -134,8 +134,8 @@ TEST(ShortCalls, OpenMPRunsSmallCallsOnTheCallingThread) {
   const int threads = exec.concurrency();
   // transform(out, op, x) on floats moves 8 bytes per element.
   const std::int64_t last_inline = impl::calling_thread_bytes(threads) / 8;
-  EXPECT_EQ(impl::calling_thread_bytes(2), 128 * 1024);
-  EXPECT_EQ(impl::calling_thread_bytes(16), 256 * 1024);
+  EXPECT_EQ(impl::calling_thread_bytes(2), 256 * 1024);
+  EXPECT_EQ(impl::calling_thread_bytes(16), 384 * 1024);
   for (const std::int64_t n : {std::int64_t(1), std::int64_t(100), last_inline, last_inline + 1, 4 * last_inline}) {
     Kokkos::View<float*, Kokkos::HostSpace> x("x", n), out("out", n);
     for (std::int64_t i = 0; i < n; ++i) x(i) = float(i % 1000);

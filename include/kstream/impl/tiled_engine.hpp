@@ -241,13 +241,15 @@ struct LaunchNow {
   }
 };
 
-/// Bytes (all operands together) up to which an OpenMP call runs on the calling thread: 16 KiB per thread, and at
-/// least 128 KiB. Waking and joining the threads costs about 4.4 us on the H200 machine's 16 cores (an `omp
-/// parallel for` of 1024 floats) and still about 1.7 us with 2 threads (the development VM), in which one core moves
-/// about 330 KB, resp. 128 KB, of data in its cache (75 GB/s measured at n = 4096 on the calling thread;
-/// bench/results/README.md).
+/// Bytes (all operands together) up to which an OpenMP call runs on the calling thread: 24 KiB per thread, and at
+/// least 256 KiB. Model: waking and joining T threads costs F (about 4.4 us for 16 threads on the H200 machine, an
+/// `omp parallel for` of 1024 floats; about 1.7 us for 2 threads on the development VM), in which one core moves
+/// F x bw bytes of cached data (bw about 75-95 GB/s: about 330 KB, resp. 128 KB). One thread takes B / bw for B
+/// bytes, T threads F + B / (T bw): the calling thread is faster up to B = F bw T / (T - 1), about 350 KB on 16
+/// threads and 256 KB on 2. Measured on 16 threads (bench/results/README.md): at 384 KB (an add of 2^14 doubles)
+/// the calling thread takes 4.2 us, the threads 4.4-5.0 us; at 512 KB 5.5 us against 4.0-5.0 us.
 constexpr std::int64_t calling_thread_bytes(int threads) {
-  return std::max<std::int64_t>(128 * 1024, std::int64_t(16 * 1024) * threads);
+  return std::max<std::int64_t>(256 * 1024, std::int64_t(24 * 1024) * threads);
 }
 
 /// Whether a call runs on the calling thread instead of the space's threads: Kokkos::OpenMP only (it runs its
