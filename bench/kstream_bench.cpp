@@ -59,6 +59,67 @@ Variant<Exec, T> on_every_layout(Op op, std::string name, Call call) {
   return {op, std::move(name), call, false, true, call};
 }
 
+/// Diagnostics of a recorded chain's cost per graph node (tuning only): chain64 as a Kokkos Graph of minimal kernels
+/// (pointers and n, one element per thread, no tiles), on a TeamPolicy of 256-thread teams or on a RangePolicy.
+/// Against kstream's recorded chain they separate what Kokkos' policy costs per node from what kstream's functor
+/// costs.
+template <class T, bool Fma>
+struct MinimalStep {
+  const T* a;
+  const T* b;
+  const T* c;
+  T* out;
+  std::int64_t n;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const { out[i] = Fma ? a[i] * b[i] + c[i] : a[i] + b[i]; }
+};
+template <class Exec, class T, bool Fma>
+struct MinimalTeamStep {
+  MinimalStep<T, Fma> step;
+  KOKKOS_INLINE_FUNCTION void operator()(const typename Kokkos::TeamPolicy<Exec>::member_type& team) const {
+    const std::int64_t i = std::int64_t(team.league_rank()) * team.team_size() + team.team_rank();
+    if (i < step.n) step(i);
+  }
+};
+
+template <class S, bool F>
+struct Tagged {
+  S s;
+  static constexpr bool fma = F;
+};
+
+template <class Exec, class T, bool Team>
+Variant<Exec, T> minimal_graph_chain(std::string name) {
+  using O = Operands<Exec, T>;
+  auto graphs = std::make_shared<std::map<std::pair<const T*, std::int64_t>, Kokkos::Experimental::Graph<Exec>>>();
+  return {Op::chain64, std::move(name), [=](const O& o) {
+            const auto key = std::make_pair(o.out.data(), o.n);
+            auto it = graphs->find(key);
+            if (it == graphs->end()) {
+              auto graph = Kokkos::Experimental::create_graph<Exec>([&](const auto& root) {
+                Kokkos::Experimental::GraphNodeRef<Exec> last = root;
+                auto append = [&](auto step) {
+                  if constexpr (Team) {
+                    constexpr int team = 256;
+                    const int league = int((o.n + team - 1) / team);
+                    last = last.then_parallel_for("chain64[minimal team]", Kokkos::TeamPolicy<Exec>(league, team),
+                                                  MinimalTeamStep<Exec, T, decltype(step)::fma>{step.s});
+                  } else {
+                    last = last.then_parallel_for("chain64[minimal range]", Kokkos::RangePolicy<Exec>(0, o.n), step.s);
+                  }
+                };
+                for (int j = 0; j < chain64_steps / 2; ++j) {
+                  const T* first = j == 0 ? o.x.data() : o.out.data();
+                  append(Tagged<MinimalStep<T, false>, false>{{first, o.x.data(), nullptr, o.tmp0.data(), o.n}});
+                  append(Tagged<MinimalStep<T, true>, true>{
+                      {o.tmp0.data(), o.ones.data(), o.y.data(), o.out.data(), o.n}});
+                }
+              });
+              it = graphs->emplace(key, std::move(graph)).first;
+            }
+            it->second.submit(Exec());
+          }};
+}
+
 template <class Exec, class T>
 std::vector<Variant<Exec, T>> variants() {
   using O = Operands<Exec, T>;
@@ -154,6 +215,10 @@ std::vector<Variant<Exec, T>> variants() {
                                      .first;
                           it->second.submit(exec);
                         }});
+      }
+      if constexpr (is_device_backend<Exec>) {
+        list.push_back(minimal_graph_chain<Exec, T, true>("graph_minimal_team"));
+        list.push_back(minimal_graph_chain<Exec, T, false>("graph_minimal_range"));
       }
       // GPU: team size x packs in flight (one chunk: more work per thread only lost bandwidth on the H200,
       // bench/results/2026-11-30_H200_cuda_tile_grid.json). CPU: one thread per team, packs x tile length.
