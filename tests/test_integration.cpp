@@ -117,14 +117,19 @@ TYPED_TEST(IntegrationTest, EveryEntryPointLaunchesOneKernelWithItsLabel) {
   EXPECT_TRUE(kernels_of([&] { kstream::add(exec, empty, empty, empty); }).empty());
 }
 
-// ---- short calls on OpenMP: the calling thread (explicit shapes are obeyed as given) ----
+// ---- short calls on OpenMP: the calling thread, then only the threads a call pays for (explicit shapes and
+// instances are obeyed as given) ----
 #if defined(KOKKOS_ENABLE_OPENMP)
 /// out = x + 1, counting the elements computed inside an OpenMP parallel region (through a pointer: the op is
 /// copied into the kernel).
 struct CountParallelElements {
   int* in_parallel;
+  int* largest_team = nullptr;  // if set: the most threads seen in a region that ran an element
   KOKKOS_INLINE_FUNCTION float operator()(float x) const {
-    KOKKOS_IF_ON_HOST((if (omp_in_parallel()) Kokkos::atomic_inc(in_parallel);))
+    KOKKOS_IF_ON_HOST((if (omp_in_parallel()) {
+      Kokkos::atomic_inc(in_parallel);
+      if (largest_team) Kokkos::atomic_max(largest_team, omp_get_num_threads());
+    }))
     return x + 1.0f;
   }
 };
@@ -151,7 +156,7 @@ TEST(ShortCalls, OpenMPRunsSmallCallsOnTheCallingThread) {
       for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(out(i), float(i % 1000) + 1.0f) << "n=" << n << " i=" << i;
       const bool calling_thread = threads > 1 && !explicit_shape && n <= last_inline;
       const TileShape shape = explicit_shape ? TileShape{1, 4, 1} : default_tile_shape<Kokkos::OpenMP>();
-      EXPECT_EQ(impl::runs_on_calling_thread(exec, shape, out, x), calling_thread)
+      EXPECT_EQ(impl::host_threads_for(exec, shape, out, x) == 0, calling_thread)
           << "n=" << n << " threads=" << threads;
       if (calling_thread) {
         EXPECT_EQ(in_parallel, 0) << "n=" << n;
@@ -159,6 +164,37 @@ TEST(ShortCalls, OpenMPRunsSmallCallsOnTheCallingThread) {
         EXPECT_EQ(in_parallel, n) << "n=" << n << " explicit shape: " << explicit_shape;
       }
     }
+  }
+}
+TEST(ShortCalls, OpenMPWakesOnlyTheThreadsACallPaysFor) {
+  // One thread per 128 KiB of operands, rounded up to a power of two, at most all of them.
+  EXPECT_EQ(impl::threads_for(384 * 1024 + 1, 16), 4);
+  EXPECT_EQ(impl::threads_for(768 * 1024, 16), 8);
+  EXPECT_EQ(impl::threads_for(1536 * 1024, 16), 16);
+  EXPECT_EQ(impl::threads_for(std::int64_t(1) << 30, 16), 16);
+  EXPECT_EQ(impl::threads_for(400 * 1024, 3), 3);
+  const Kokkos::OpenMP exec;
+  const int threads = exec.concurrency();
+  const TileShape shape = default_tile_shape<Kokkos::OpenMP>();
+  // transform(out, op, x) on floats moves 8 bytes per element.
+  const std::int64_t first_parallel = impl::calling_thread_bytes(threads) / 8 + 1;
+  for (const std::int64_t n : {first_parallel, 3 * first_parallel, 40 * first_parallel}) {
+    Kokkos::View<float*, Kokkos::HostSpace> x("x", n), out("out", n);
+    for (std::int64_t i = 0; i < n; ++i) x(i) = float(i % 1000);
+    int in_parallel = 0, largest_team = 0;
+    kstream::transform(exec, out, CountParallelElements{&in_parallel, &largest_team}, x);
+    exec.fence();
+    for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(out(i), float(i % 1000) + 1.0f) << "n=" << n << " i=" << i;
+    const int expected = threads > 1 ? impl::threads_for(8 * n, threads) : threads;
+    EXPECT_EQ(impl::host_threads_for(exec, shape, out, x), expected) << "n=" << n;
+    if (threads > 1) {
+      EXPECT_EQ(in_parallel, n) << "n=" << n;
+      EXPECT_EQ(largest_team, expected) << "n=" << n << " threads=" << threads;
+    }
+    // An instance of its own and an explicit shape are obeyed: all of the instance's threads.
+    const Kokkos::OpenMP two(2);
+    EXPECT_EQ(impl::host_threads_for(two, shape, out, x), 2) << "n=" << n;
+    EXPECT_EQ(impl::host_threads_for(exec, TileShape{1, 4, 1}, out, x), threads) << "n=" << n;
   }
 }
 #endif

@@ -59,19 +59,20 @@ constexpr TileShape default_tile_shape() {
 }
 
 namespace impl {
-/// The default shape on a host space, for a call of body_items items (slots of them per thread and chunk): fewer
-/// chunks per tile when the body is too short to give every thread a tile, so that a small call still spreads
-/// over all threads like `omp parallel for schedule(static)`. Explicit shapes and device spaces are left alone.
+/// The default shape on a host space, for a call of body_items items (slots of them per thread and chunk) that runs
+/// on `threads` threads: fewer chunks per tile when the body is too short to give every thread a tile, so that a
+/// small call still spreads over its threads like `omp parallel for schedule(static)`. Explicit shapes and device
+/// spaces are left alone.
 /// (Smaller device teams for short calls, so that they reach more multiprocessors, were measured and dropped: at
 /// n = 4096, chains of recorded calls ran within 4 % of each other for teams of 32 to 256 threads;
 /// bench/results/2026-11-30_H200_cuda_chain64_team_sizes.json.)
 template <class ExecSpace>
-TileShape spread_over_threads(const ExecSpace& exec, const TileShape& shape, std::int64_t body_items, int slots) {
+TileShape spread_over_threads(int threads, const TileShape& shape, std::int64_t body_items, int slots) {
   if constexpr (is_device_execution_space_v<ExecSpace>) {
     return shape;
   } else {
     if (shape != default_tile_shape<ExecSpace>()) return shape;
-    const std::int64_t per_round = std::int64_t(exec.concurrency()) * shape.team_size * slots;
+    const std::int64_t per_round = std::int64_t(std::max(threads, 1)) * shape.team_size * slots;
     const std::int64_t chunks = (body_items + per_round - 1) / per_round;
     TileShape spread = shape;
     spread.chunks_per_thread = int(std::clamp<std::int64_t>(chunks, 1, shape.chunks_per_thread));
