@@ -157,7 +157,7 @@ def headline(sources):
     return lines if len(lines) > 2 else []
 
 
-CHAIN64_VARIANTS = ("eager", "recorded", "cub_eager", "cuda_launches", "cuda_graph")
+CHAIN64_VARIANTS = ("eager", "recorded", "cub_eager", "cuda_launches", "cuda_graph", "graph_minimal_team")
 
 
 def chain64_rows(sources):
@@ -180,7 +180,9 @@ def chain64_rows(sources):
             "A chain of 64 dependent operations (32 adds and 32 fmas alternating, `chain64`): microseconds per "
             "operation. `eager`: 64 kstream calls; `recorded`: the same calls recorded once with `kstream::record` "
             "and submitted as one Kokkos Graph; CUDA peers on the same arrays: 64 cub calls, 64 plain kernel "
-            "launches, and those launches captured into one CUDA graph.", "",
+            "launches, and those launches captured into one CUDA graph; `graph_minimal_team` (tuning runs only): "
+            "the chain as a Kokkos Graph of minimal TeamPolicy kernels (one element per thread, no tiles), what "
+            "Kokkos' own per-node cost is.", "",
             "| backend | type | n | " + " | ".join(CHAIN64_VARIANTS) + " | recorded / eager | recorded / cuda_launches | "
             "recorded / cuda_graph | source |", "|" + "---|" * (len(CHAIN64_VARIANTS) + 7)] + lines + [""]
 
