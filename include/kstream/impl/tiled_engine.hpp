@@ -217,10 +217,13 @@ struct TiledFunctor {
     }
   }
 
-  // Head and tail scalars (packed path only, where every stride is 1): fewer than 2 W elements in all.
+  // Head and tail scalars (packed path only, where every stride is 1): fewer than 2 W elements in all. A rolled
+  // loop on a GPU: unrolled, the compiler computed its trip count (an integer division) and addresses in every
+  // team's prologue, for the last team's few scalars.
   template <std::size_t... Is>
   KOKKOS_INLINE_FUNCTION void run_edges(int rank, int team_size, std::index_sequence<Is...>) const {
     const int edge_elements = head + tail;
+    KSTREAM_DEVICE_NO_UNROLL
     for (int e = rank; e < edge_elements; e += team_size) {
       const std::int64_t i = e < head ? std::int64_t(e) : head + body_items * Width + (e - head);
       out[i] = op(get<Is>(in)[i]...);
