@@ -191,9 +191,10 @@ TEST(ShortCalls, OpenMPWakesOnlyTheThreadsACallPaysFor) {
       EXPECT_EQ(in_parallel, n) << "n=" << n;
       EXPECT_EQ(largest_team, expected) << "n=" << n << " threads=" << threads;
     }
-    // An instance of its own and an explicit shape are obeyed: all of the instance's threads.
+    // An instance of its own and an explicit shape are obeyed: all of the instance's threads, as Kokkos reports
+    // them (Kokkos 4 with its deprecated code reports the default instance's count for every OpenMP instance).
     const Kokkos::OpenMP two(2);
-    EXPECT_EQ(impl::host_threads_for(two, shape, out, x), 2) << "n=" << n;
+    EXPECT_EQ(impl::host_threads_for(two, shape, out, x), two.concurrency()) << "n=" << n;
     EXPECT_EQ(impl::host_threads_for(exec, TileShape{1, 4, 1}, out, x), threads) << "n=" << n;
   }
 }
