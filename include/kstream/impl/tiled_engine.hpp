@@ -282,9 +282,9 @@ std::int64_t operand_bytes(const OutView& out, const InViews&...) {
 }
 
 #if defined(KOKKOS_ENABLE_OPENMP)
-/// A Kokkos::OpenMP instance of `threads` threads (Kokkos::OpenMP(int)), made on first use and kept until Kokkos
-/// finalizes. Its kernels run on the first `threads` threads of the OpenMP pool, synchronously, like the default
-/// instance's.
+/// A Kokkos::OpenMP instance of `threads` threads (Kokkos::OpenMP(int); 0: the default instance), made on first
+/// use and kept until Kokkos finalizes. Its kernels run on the first `threads` threads of the OpenMP pool,
+/// synchronously, like the default instance's.
 inline Kokkos::OpenMP openmp_instance_of(int threads) {
   static std::mutex mutex;
   static std::vector<std::pair<int, Kokkos::OpenMP>> instances;
@@ -300,8 +300,14 @@ inline Kokkos::OpenMP openmp_instance_of(int threads) {
     });
     release_registered = true;
   }
-  instances.emplace_back(threads, Kokkos::OpenMP(threads));
+  instances.emplace_back(threads, threads == 0 ? Kokkos::OpenMP() : Kokkos::OpenMP(threads));
   return instances.back().second;
+}
+
+/// Whether exec is Kokkos' default OpenMP instance, compared with a copy kept like the instances above
+/// (constructing Kokkos::OpenMP() allocates; Kokkos forbids destroying one after finalize).
+inline bool is_default_openmp_instance(const Kokkos::OpenMP& exec) {
+  return exec == openmp_instance_of(0);
 }
 #endif
 
@@ -311,20 +317,26 @@ inline Kokkos::OpenMP openmp_instance_of(int threads) {
 /// like HPX, are left alone); larger ones on threads_for(bytes) threads, if exec is the default instance and the
 /// call is not made inside a parallel region (else on all of exec's threads, as Kokkos would run them).
 /// Everything else: all of exec's threads.
+/// (`threads`: exec.concurrency(), asked once per call by the caller.)
 template <class ExecSpace, class OutView, class... InViews>
-int host_threads_for(const ExecSpace& exec, [[maybe_unused]] const TileShape& requested,
+int host_threads_for([[maybe_unused]] const ExecSpace& exec, int threads, [[maybe_unused]] const TileShape& requested,
                      [[maybe_unused]] const OutView& out, [[maybe_unused]] const InViews&... ins) {
-  const int threads = exec.concurrency();
 #if defined(KOKKOS_ENABLE_OPENMP)
   if constexpr (std::is_same_v<ExecSpace, Kokkos::OpenMP>) {
     if (requested != default_tile_shape<ExecSpace>() || threads <= 1) return threads;
     const std::int64_t bytes = operand_bytes(out, ins...);
     if (bytes <= calling_thread_bytes(threads)) return 0;
-    if (omp_in_parallel() || !(exec == Kokkos::OpenMP())) return threads;
-    return threads_for(bytes, threads);
+    const int fewer = threads_for(bytes, threads);
+    if (fewer == threads || omp_in_parallel() || !is_default_openmp_instance(exec)) return threads;
+    return fewer;
   }
 #endif
   return threads;
+}
+
+template <class ExecSpace, class OutView, class... InViews>
+int host_threads_for(const ExecSpace& exec, const TileShape& requested, const OutView& out, const InViews&... ins) {
+  return host_threads_for(exec, exec.concurrency(), requested, out, ins...);
 }
 
 template <class ExecSpace, Access Mode, int Width, int ItemsInFlight, class Sink, class OutView, class Op,
@@ -334,11 +346,10 @@ void launch(const Sink& sink, const char* label, const ExecSpace& exec, const Ti
   using Functor = TiledFunctor<ExecSpace, Mode, Width, ItemsInFlight, Op, typename OutView::value_type,
                                std::remove_const_t<typename InViews::value_type>...>;
   // Host calls run on the calling thread (0), some or all of exec's threads; device calls on exec.
-  int threads = 1;
-  if constexpr (std::is_same_v<Sink, LaunchNow> && !is_device_execution_space_v<ExecSpace>) {
-    threads = host_threads_for(exec, requested, out, ins...);
-  } else if constexpr (!is_device_execution_space_v<ExecSpace>) {
-    threads = exec.concurrency();
+  int all_threads = 1, threads = 1;
+  if constexpr (!is_device_execution_space_v<ExecSpace>) {
+    all_threads = threads = exec.concurrency();
+    if constexpr (std::is_same_v<Sink, LaunchNow>) threads = host_threads_for(exec, all_threads, requested, out, ins...);
   }
   const TileShape shape = spread_over_threads<ExecSpace>(threads, requested, plan.part.body_items, ItemsInFlight);
   const std::int64_t tile_items = std::int64_t(shape.team_size) * ItemsInFlight * shape.chunks_per_thread;
@@ -381,7 +392,7 @@ void launch(const Sink& sink, const char* label, const ExecSpace& exec, const Ti
       using Range = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>;
 #if defined(KOKKOS_ENABLE_OPENMP)
       if constexpr (std::is_same_v<ExecSpace, Kokkos::OpenMP>) {
-        if (threads < exec.concurrency()) {  // a call too small to wake every thread
+        if (threads < all_threads) {  // a call too small to wake every thread
           sink(label, Range(openmp_instance_of(threads), 0, league), functor);
           return;
         }
