@@ -10,6 +10,8 @@
 //   OMP_NUM_THREADS=16 OMP_PROC_BIND=spread OMP_PLACES=threads ./host_paired [max_log2]
 #include <Kokkos_Core.hpp>
 #include <kstream/kstream.hpp>
+
+#include "paired_rounds.hpp"
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -43,18 +45,11 @@ void run(std::int64_t n) {
 #ifdef KOKKOS_ENABLE_SERIAL
   vs.push_back({"serial", [&] { Kokkos::Serial s; if constexpr (Fma) kstream::fma(s, x, y, z, o); else kstream::add(s, x, y, o); }});
 #endif
-  std::vector<std::vector<double>> t(vs.size());
-  for (int round = 0; round < 31; ++round)
-    for (size_t k = 0; k < vs.size(); ++k) {
-      for (int r = 0; r < 3; ++r) vs[k].second();
-      auto t0 = std::chrono::steady_clock::now();
-      for (int r = 0; r < reps; ++r) vs[k].second();
-      auto t1 = std::chrono::steady_clock::now();
-      t[k].push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / reps);
-    }
+  const std::vector<std::vector<double>> t = paired_rounds(vs, reps);
   std::vector<double> med(vs.size());
   for (size_t k = 0; k < vs.size(); ++k) {
-    auto v = t[k]; std::sort(v.begin(), v.end()); med[k] = v[v.size() / 2];
+    const auto& v = t[k];
+    med[k] = v[v.size() / 2];
     printf("%s %s n=%lld %-6s median %9.3f us  p10 %9.3f p90 %9.3f\n", Fma ? "fma" : "add", sizeof(T) == 4 ? "float" : "double",
            (long long)n, vs[k].first, v[v.size() / 2], v[v.size() / 10], v[v.size() * 9 / 10]);
   }

@@ -5,6 +5,8 @@
 // Built like host_paired.cpp; it uses kstream::impl internals and follows them.
 #include <Kokkos_Core.hpp>
 #include <kstream/kstream.hpp>
+
+#include "paired_rounds.hpp"
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -50,17 +52,9 @@ void run(std::int64_t n, std::int64_t shift) {
          Kokkos::parallel_for("t", R(exec, 0, T), f);
        }},
   };
-  std::vector<std::vector<double>> t(vs.size());
-  for (int round = 0; round < 31; ++round)
-    for (size_t k = 0; k < vs.size(); ++k) {
-      for (int r = 0; r < 3; ++r) vs[k].second();
-      auto t0 = std::chrono::steady_clock::now();
-      for (int r = 0; r < reps; ++r) vs[k].second();
-      auto t1 = std::chrono::steady_clock::now();
-      t[k].push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / reps);
-    }
+  const std::vector<std::vector<double>> t = paired_rounds(vs, reps);
   for (size_t k = 0; k < vs.size(); ++k) {
-    auto v = t[k]; std::sort(v.begin(), v.end());
+    const auto& v = t[k];
     printf("add float n=%lld shift=%lld %-16s median %8.3f us p10 %8.3f p90 %8.3f\n", (long long)n, (long long)shift, vs[k].first,
            v[v.size() / 2], v[v.size() / 10], v[v.size() * 9 / 10]);
   }
@@ -68,6 +62,6 @@ void run(std::int64_t n, std::int64_t shift) {
 int main(int argc, char** argv) {
   Kokkos::initialize(argc, argv);
   for (std::int64_t n : {1 << 15, 1 << 16, 1 << 17, 1 << 18, 1 << 20})
-    for (std::int64_t shift : {0}) run(n, shift);
+    run(n, 0);
   Kokkos::finalize();
 }
