@@ -45,6 +45,13 @@ KOKKOS_FORCEINLINE_FUNCTION void streaming_store_fence() {
   KOKKOS_IF_ON_HOST((host_store_fence();))
 }
 
+/// Bytes a call moves: every operand's elements once.
+template <class OutView, class... InViews>
+std::int64_t operand_bytes(const OutView& out, const InViews&...) {
+  return std::int64_t(out.extent(0)) * (std::int64_t(sizeof(typename OutView::value_type)) +
+                                        (std::int64_t(sizeof(typename InViews::value_type)) + ...));
+}
+
 /// Whether a packed call on ExecSpace writes `out` with streaming stores (see kstream/streaming_stores.hpp).
 template <class ExecSpace, class OutView, class... InViews>
 bool use_streaming_stores(const OutView& out, const InViews&... ins) {
@@ -56,10 +63,7 @@ bool use_streaming_stores(const OutView& out, const InViews&... ins) {
     const void* target = out.data();
     if (((static_cast<const void*>(ins.data()) == target) || ...)) return false;  // re-read right away: keep in cache
     if (mode == StreamingStores::always) return true;
-    const std::int64_t bytes =
-        std::int64_t(out.extent(0)) * (std::int64_t(sizeof(typename OutView::value_type)) +
-                                       (std::int64_t(sizeof(typename InViews::value_type)) + ...));
-    return bytes >= 2 * last_level_cache_bytes();
+    return operand_bytes(out, ins...) >= 2 * last_level_cache_bytes();
   }
 }
 

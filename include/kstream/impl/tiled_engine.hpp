@@ -262,8 +262,8 @@ constexpr std::int64_t calling_thread_bytes(int threads) {
 }
 
 /// Operand bytes per thread below which a call does not wake every thread: an OpenMP call of B bytes above the
-/// calling-thread limit runs on ceil(B / 128 KiB) threads, rounded up to a power of two (all of them from 2 MiB on
-/// 16 threads). Fewer threads are woken and joined faster: on the H200 machine's 16 cores an `omp parallel for`
+/// calling-thread limit runs on ceil(B / 128 KiB) threads, rounded up to a power of two (all of them above 1 MiB
+/// on 16 threads). Fewer threads are woken and joined faster: on the H200 machine's 16 cores an `omp parallel for`
 /// over 384 KB took 2.7 us on 4 threads against 3.9 us on 16, over 768 KB 3.5 us on 8 against 4.0 us, while from
 /// 1.5 MB on all 16 were fastest (bench/results/README.md).
 inline constexpr std::int64_t bytes_per_woken_thread = 128 * 1024;
@@ -273,12 +273,6 @@ constexpr int threads_for(std::int64_t bytes, int threads) {
   int k = 1;
   while (k < wanted && k < threads) k *= 2;
   return std::min(k, threads);
-}
-
-template <class OutView, class... InViews>
-std::int64_t operand_bytes(const OutView& out, const InViews&...) {
-  return std::int64_t(out.extent(0)) * (std::int64_t(sizeof(typename OutView::value_type)) +
-                                        (std::int64_t(sizeof(typename InViews::value_type)) + ...));
 }
 
 #if defined(KOKKOS_ENABLE_OPENMP)
