@@ -166,6 +166,7 @@ TEST(ShortCalls, OpenMPRunsSmallCallsOnTheCallingThread) {
     }
   }
 }
+
 TEST(ShortCalls, OpenMPWakesOnlyTheThreadsACallPaysFor) {
   // One thread per 128 KiB of operands, rounded up to a power of two, at most all of them.
   EXPECT_EQ(impl::threads_for(384 * 1024 + 1, 16), 4);
