@@ -199,6 +199,55 @@ TEST(ShortCalls, OpenMPWakesOnlyTheThreadsACallPaysFor) {
     EXPECT_EQ(impl::host_threads_for(exec, TileShape{1, 4, 1}, out, x), threads) << "n=" << n;
   }
 }
+
+TEST(ShortCalls, OpenMPOpensItsOwnRegionOnlyOnTheDefaultInstanceOutsideParallelRegions) {
+  const Kokkos::OpenMP exec;
+  const Kokkos::OpenMP two(2);
+  EXPECT_TRUE(impl::opens_own_region(exec));
+  EXPECT_FALSE(impl::opens_own_region(two));
+  // Large enough for every thread: the same exact results through kstream's region, through Kokkos on another
+  // instance, and from inside a parallel region (where Kokkos runs the kernel on the calling thread).
+  const std::int64_t n = 40 * impl::calling_thread_bytes(exec.concurrency()) / 8 + 3;
+  Kokkos::View<float*, Kokkos::HostSpace> x("x", n);
+  for (std::int64_t i = 0; i < n; ++i) x(i) = float(i % 1000);
+  for (int where = 0; where < 3; ++where) {
+    Kokkos::View<float*, Kokkos::HostSpace> out("out", n);
+    int in_parallel = 0;
+    bool own_region_inside = true;
+    if (where == 0) kstream::transform(exec, out, CountParallelElements{&in_parallel}, x);
+    if (where == 1) kstream::transform(two, out, CountParallelElements{&in_parallel}, x);
+    if (where == 2) {
+#pragma omp parallel num_threads(2)
+      if (omp_get_thread_num() == 0) {
+        own_region_inside = impl::opens_own_region(exec);
+        kstream::transform(exec, out, CountParallelElements{&in_parallel}, x);
+      }
+    }
+    exec.fence();
+    two.fence();
+    for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(out(i), float(i % 1000) + 1.0f) << "where=" << where << " i=" << i;
+    if (exec.concurrency() > 1 && where < 2) {
+      EXPECT_EQ(in_parallel, n) << "where=" << where;
+    }
+    if (where == 2) {
+      EXPECT_FALSE(own_region_inside);
+    }
+  }
+}
+#endif
+
+// ---- the kernel's parameters on a GPU: what add and fma read fits the first 48 bytes of the parameter block ----
+#if defined(KOKKOS_ENABLE_CUDA)
+TEST(DeviceKernel, AddAndFmaFunctorsFitTheParametersFirstLine) {
+  using impl::Access;
+  EXPECT_EQ(sizeof(impl::TiledFunctor<Kokkos::Cuda, Access::packed, 4, 1, impl::Plus, float, float, float>), 40u);
+  EXPECT_EQ(sizeof(impl::TiledFunctor<Kokkos::Cuda, Access::packed, 2, 1, impl::FusedMultiplyAdd, double, double,
+                                      double, double>),
+            48u);
+  EXPECT_EQ(sizeof(impl::TiledFunctor<Kokkos::Cuda, Access::contiguous, 1, 4, impl::FusedMultiplyAdd, float, float,
+                                      float, float>),
+            48u);
+}
 #endif
 
 TEST(Configuration, PrintsVersionKokkosAndEveryBackendsShape) {

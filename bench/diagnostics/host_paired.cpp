@@ -1,5 +1,7 @@
 // Diagnostic, not part of the build: paired host timing of kstream's tiled add/fma, the naive Kokkos kernel, a
-// raw `omp parallel for` on all threads and on 2, 4 and 8 of them, and kstream on Kokkos::Serial (one thread).
+// raw `omp parallel for` on all threads and on 2, 4 and 8 of them, kstream on an OpenMP instance of its own
+// (Kokkos::parallel_for on all its threads: the dispatch kstream bypasses on the default instance) and on
+// Kokkos::Serial (one thread).
 // The variants alternate in 31 rounds of a few milliseconds each, so that the machine's drift hits all of them
 // alike (the Google Benchmark suite interleaves whole repetitions, too coarse on a noisy host). Prints the median
 // and p10/p90 microseconds per call, n = 2^13 .. 2^max_log2 (default 20).
@@ -25,6 +27,8 @@ void run(std::int64_t n) {
   V x("x", n), y("y", n), z("z", n), o("o", n);
   Kokkos::deep_copy(x, T(1)); Kokkos::deep_copy(y, T(2)); Kokkos::deep_copy(z, T(3));
   Kokkos::OpenMP exec;
+  static const Kokkos::OpenMP& own = *new Kokkos::OpenMP(exec.concurrency());  // kept: Kokkos forbids destroying
+                                                                               // an instance after finalize
   const int reps = int(std::max<std::int64_t>(4, (std::int64_t(1) << 24) / n));
   std::vector<std::pair<const char*, std::function<void()>>> vs = {
       {"tiled", [&] { if constexpr (Fma) kstream::fma(exec, x, y, z, o); else kstream::add(exec, x, y, o); }},
@@ -35,6 +39,15 @@ void run(std::int64_t n) {
          for (std::int64_t i = 0; i < n; ++i) oa[i] = Fma ? xa[i] * ya[i] + za[i] : xa[i] + ya[i];
        }},
   };
+  // kstream through Kokkos::parallel_for: on an instance of its own (all of its threads, Kokkos' region), against
+  // "tiled" on the default instance (kstream's own region, fewer threads for mid sizes).
+  vs.push_back({"tiled_kk", [&] { if constexpr (Fma) kstream::fma(own, x, y, z, o); else kstream::add(own, x, y, o); }});
+  // One tile per thread (an explicit shape of n / (4 W threads) chunks), against the default 16 KiB tiles.
+  const int one_tile = int(std::max<std::int64_t>(1, n / (16 / sizeof(T)) / 4 / exec.concurrency()));
+  vs.push_back({"tiled_1tile", [&] {
+     const kstream::TileShape shape{1, 4, one_tile};
+     if constexpr (Fma) kstream::fma(exec, x, y, z, o, shape); else kstream::add(exec, x, y, o, shape);
+   }});
   for (int k : {2, 4, 8}) {
     vs.push_back({k == 2 ? "omp2" : k == 4 ? "omp4" : "omp8", [&, k] {
          const T* xa = x.data(); const T* ya = y.data(); const T* za = z.data(); T* oa = o.data();

@@ -48,7 +48,7 @@ void run(std::int64_t n, std::int64_t shift) {
       {"kk_tiledfunctor", [&] {
          using F = TiledFunctor<Kokkos::OpenMP, Access::packed, 4, 4, Plus, float, float, float>;
          const std::int64_t body = n / 4, tile = (body + T - 1) / T;
-         F f{o.data(), {{x.data()}, {y.data()}}, body, tile, 0, 0, 1, int(T), 1, {1, 1}, false, Plus{}};
+         const F f(o.data(), {{x.data()}, {y.data()}}, Partition{0, body, 0}, int((tile + 3) / 4), Plus{});
          Kokkos::parallel_for("t", R(exec, 0, T), f);
        }},
   };

@@ -22,8 +22,9 @@
 //
 // Device spaces launch a TeamPolicy (one team per tile). Host spaces with one-thread teams (their default) launch
 // the same functor over a RangePolicy of tile indices: each tile is one thread's plain, vectorizable loop, and
-// large packed outputs may be written with x86 non-temporal (streaming) stores (store_policy.hpp). On OpenMP a
-// small call runs on the calling thread or on only as many threads as its size pays for (host_threads_for).
+// large packed outputs may be written with x86 non-temporal (streaming) stores (store_policy.hpp). On OpenMP's
+// default instance kstream opens that region itself (opens_own_region), and a small call runs on the calling
+// thread or on only as many threads as its size pays for (host_threads_for).
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <climits>
@@ -75,46 +76,97 @@ struct Partition {
   std::int64_t tail;
 };
 
+/// The strides of a strided call (Access::strided only; other strategies carry none).
+template <bool Strided, std::size_t Inputs>
+struct StrideFields {
+  std::int64_t out_stride = 1;
+  std::int64_t in_strides[Inputs] = {};
+};
+template <std::size_t Inputs>
+struct StrideFields<false, Inputs> {};
+
+/// Whether a host call streams its packed stores (store_policy.hpp); a device call never does.
+template <bool Host>
+struct StoreFields {
+  bool streaming_stores = false;
+};
+template <>
+struct StoreFields<false> {
+  static constexpr bool streaming_stores = false;
+};
+
+/// The operation: an empty one (Plus, FusedMultiplyAdd, a lambda that captures nothing) as a private base, where
+/// it takes no bytes of the functor; any other as a member. (Private: the operation's member names stay hidden
+/// from Kokkos' inspection of the functor.)
+template <class Op, bool Empty = std::is_empty_v<Op> && !std::is_final_v<Op>>
+struct OpField : private Op {
+  explicit OpField(const Op& op) : Op(op) {}
+  KOKKOS_FORCEINLINE_FUNCTION const Op& operation() const { return *this; }
+};
+template <class Op>
+struct OpField<Op, false> {
+  explicit OpField(const Op& op) : op_(op) {}
+  KOKKOS_FORCEINLINE_FUNCTION const Op& operation() const { return op_; }
+  Op op_;
+};
+
 /// Items: Width elements each (Width > 1 only for Access::packed). ItemsInFlight: items of every input each
 /// thread loads before it computes and stores any.
 template <class ExecSpace, Access Mode, int Width, int ItemsInFlight, class Op, class OutT, class... InTs>
-struct TiledFunctor {
+struct TiledFunctor : StrideFields<Mode == Access::strided, sizeof...(InTs)>,
+                      StoreFields<!is_device_execution_space_v<ExecSpace>>,
+                      OpField<Op> {
   static_assert(Mode == Access::packed || Width == 1, "only the packed strategy moves several elements per item");
+  static_assert(Width <= INT16_MAX, "head and tail are 16-bit");
   using Seq = std::index_sequence_for<InTs...>;
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   using InputPointers = Slots<Seq, const InTs*...>;
   using InputItems = Slots<Seq, Pack<InTs, Width>...>;
 
-  // What every thread reads, together at the front: on a GPU the functor is the kernel's parameter block, and the
-  // first read of each of its 64-byte lines costs a constant-cache miss when the kernel starts (a short call is
-  // little more than that start). For add and fma these fields fill one line.
+  // On a GPU the functor is the kernel's parameter block, and the first read of each of its 64-byte lines costs
+  // a constant-cache miss when the kernel starts; a short call (a node of a recorded chain) is little more than
+  // that start. So the functor holds only what the packed and contiguous strategies read: for add and fma at most
+  // 48 bytes, the parameters' first line (the strides exist only in the strided strategy, the store policy only
+  // on hosts, an empty operation takes no bytes), and what a tile needs is computed from it (its length from the
+  // team size, "last tile" from body_items).
+  // Measured on the H200 (bench/results/README.md): a recorded chain of add/fma nodes at n = 4096 took 1.44 us
+  // per node with the earlier, 88-byte functor that Kokkos' own fields followed on two more lines.
   OutT* out;
   InputPointers in;
   std::int64_t body_items;
-  std::int64_t tile_items;
-  int head;  // scalars before the packed body (packed strategy; fewer than Width)
-  int tail;  // scalars after it
   int chunks_per_thread;
-  int league_size;
-  // Read only by the strided strategy, the host store path and stateful operations.
-  std::int64_t out_stride;
-  std::int64_t in_strides[sizeof...(InTs)];
-  bool streaming_stores;  // host x86 packed path only (store_policy.hpp); false everywhere else
-  Op op;
+  std::int16_t head;  // scalars before the packed body (packed strategy; fewer than Width)
+  std::int16_t tail;  // scalars after it
 
-  // Device spaces (and host shapes with team_size > 1): one team per tile.
+  TiledFunctor(OutT* out_, InputPointers in_, const Partition& part, int chunks, const Op& op_)
+      : OpField<Op>(op_),
+        out(out_),
+        in(in_),
+        body_items(part.body_items),
+        chunks_per_thread(chunks),
+        head(std::int16_t(part.head)),
+        tail(std::int16_t(part.tail)) {}
+
+  /// Items in one tile: team_size x ItemsInFlight x chunks_per_thread.
+  KOKKOS_FORCEINLINE_FUNCTION std::int64_t tile_items(int team_size) const {
+    return std::int64_t(team_size) * ItemsInFlight * chunks_per_thread;
+  }
+
+  // Device spaces (and host shapes with team_size > 1): one team per tile. Only the last tile can be partial
+  // (guarded), and it does the head and tail scalars too.
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
-    const std::int64_t tile_first = std::int64_t(team.league_rank()) * tile_items;
     const int rank = team.team_rank();
     const int team_size = team.team_size();
-    if (tile_first + tile_items <= body_items) {
+    const std::int64_t tile_first = std::int64_t(team.league_rank()) * tile_items(team_size);
+    const std::int64_t tile_end = tile_first + tile_items(team_size);
+    if (tile_end <= body_items) {
       run_tile<false>(tile_first, rank, team_size);
     } else {
       run_tile<true>(tile_first, rank, team_size);
     }
-    if (team.league_rank() == league_size - 1) run_edges(rank, team_size, Seq{});
+    if (tile_end >= body_items) run_edges(rank, team_size, Seq{});
     if constexpr (Mode == Access::packed && !is_device_execution_space_v<ExecSpace>) {
-      if (streaming_stores) streaming_store_fence();  // host teams of several threads may stream too
+      if (this->streaming_stores) streaming_store_fence();  // host teams of several threads may stream too
     }
   }
 
@@ -123,11 +175,11 @@ struct TiledFunctor {
   // store would reload the pointers; a local whose address never escapes cannot be aliased.
   void operator()(std::int64_t tile) const {
     const TiledFunctor local(*this);
-    const std::int64_t first = tile * tile_items;
-    local.run_host_tile(first, std::min(first + tile_items, body_items), Seq{});
-    if (tile == league_size - 1) local.run_edges(0, 1, Seq{});
+    const std::int64_t first = tile * tile_items(1), end = first + tile_items(1);
+    local.run_host_tile(first, std::min(end, body_items), Seq{});
+    if (end >= body_items) local.run_edges(0, 1, Seq{});
     if constexpr (Mode == Access::packed) {
-      if (streaming_stores) streaming_store_fence();  // this thread's streaming stores are visible at the join
+      if (this->streaming_stores) streaming_store_fence();  // this thread's streaming stores are visible at the join
     }
   }
 
@@ -138,7 +190,7 @@ struct TiledFunctor {
   void run_host_tile(std::int64_t first, std::int64_t last, std::index_sequence<Is...>) const {
     OutT* const target = out;
     if constexpr (Mode == Access::packed) {
-      if (streaming_stores) {
+      if (this->streaming_stores) {
         for (std::int64_t item = first; item < last; ++item) {
           InputItems loaded;
           load_all(loaded, item, Seq{});
@@ -148,13 +200,14 @@ struct TiledFunctor {
       }
     }
     if constexpr (Mode == Access::strided) {
-      const std::int64_t target_stride = out_stride;
+      const std::int64_t target_stride = this->out_stride;
       KSTREAM_IVDEP
-      for (std::int64_t i = first; i < last; ++i) target[i * target_stride] = op(get<Is>(in)[i * in_strides[Is]]...);
+      for (std::int64_t i = first; i < last; ++i)
+        target[i * target_stride] = this->operation()(get<Is>(in)[i * this->in_strides[Is]]...);
     } else {
       const std::int64_t begin = head + first * Width, end = head + last * Width;
       KSTREAM_IVDEP
-      for (std::int64_t i = begin; i < end; ++i) target[i] = op(get<Is>(in)[i]...);
+      for (std::int64_t i = begin; i < end; ++i) target[i] = this->operation()(get<Is>(in)[i]...);
     }
   }
 
@@ -163,8 +216,9 @@ struct TiledFunctor {
   // instruction fetches; the loads of one chunk are what is in flight).
   template <bool Guarded>
   KOKKOS_INLINE_FUNCTION void run_tile(std::int64_t tile_first, int rank, int team_size) const {
+    int chunk = 0;
     KSTREAM_DEVICE_NO_UNROLL
-    for (int chunk = 0; chunk < chunks_per_thread; ++chunk) {
+    do {  // chunks_per_thread >= 1
       const std::int64_t first = tile_first + std::int64_t(chunk) * ItemsInFlight * team_size + rank;
       InputItems loaded[ItemsInFlight]{};  // value-initialized: guarded slots stay unread, but defined
       for (int slot = 0; slot < ItemsInFlight; ++slot) {
@@ -175,7 +229,7 @@ struct TiledFunctor {
         const std::int64_t item = first + std::int64_t(slot) * team_size;
         if (!Guarded || item < body_items) store(item, compute(loaded[slot], Seq{}));
       }
-    }
+    } while (++chunk < chunks_per_thread);
   }
 
   template <std::size_t... Is>
@@ -192,14 +246,14 @@ struct TiledFunctor {
     } else if constexpr (Mode == Access::contiguous) {
       return Pack<T, 1>{{data[item]}};
     } else {
-      return Pack<T, 1>{{data[item * in_strides[I]]}};
+      return Pack<T, 1>{{data[item * this->in_strides[I]]}};
     }
   }
 
   template <std::size_t... Is>
   KOKKOS_FORCEINLINE_FUNCTION Pack<OutT, Width> compute(const InputItems& loaded, std::index_sequence<Is...>) const {
     Pack<OutT, Width> result;
-    for (int lane = 0; lane < Width; ++lane) result.lane[lane] = op(get<Is>(loaded).lane[lane]...);
+    for (int lane = 0; lane < Width; ++lane) result.lane[lane] = this->operation()(get<Is>(loaded).lane[lane]...);
     return result;
   }
 
@@ -207,13 +261,13 @@ struct TiledFunctor {
     if constexpr (Mode == Access::packed) {
       auto* target = reinterpret_cast<Pack<OutT, Width>*>(out + head + item * Width);
       if constexpr (!is_device_execution_space_v<ExecSpace>) {
-        if (streaming_stores) return streaming_store(target, result);
+        if (this->streaming_stores) return streaming_store(target, result);
       }
       *target = result;
     } else if constexpr (Mode == Access::contiguous) {
       out[item] = result.lane[0];
     } else {
-      out[item * out_stride] = result.lane[0];
+      out[item * this->out_stride] = result.lane[0];
     }
   }
 
@@ -226,7 +280,7 @@ struct TiledFunctor {
     KSTREAM_DEVICE_NO_UNROLL
     for (int e = rank; e < edge_elements; e += team_size) {
       const std::int64_t i = e < head ? std::int64_t(e) : head + body_items * Width + (e - head);
-      out[i] = op(get<Is>(in)[i]...);
+      out[i] = this->operation()(get<Is>(in)[i]...);
     }
   }
 };
@@ -276,53 +330,76 @@ constexpr int threads_for(std::int64_t bytes, int threads) {
 }
 
 #if defined(KOKKOS_ENABLE_OPENMP)
-/// A Kokkos::OpenMP instance of `threads` threads (Kokkos::OpenMP(int); 0: the default instance), made on first
-/// use and kept until Kokkos finalizes. Its kernels run on the first `threads` threads of the OpenMP pool,
-/// synchronously, like the default instance's.
-inline Kokkos::OpenMP openmp_instance_of(int threads) {
+/// Whether exec is Kokkos' default OpenMP instance, compared with a copy made on first use and kept until Kokkos
+/// finalizes (constructing Kokkos::OpenMP() allocates; Kokkos forbids destroying one after finalize).
+inline bool is_default_openmp_instance(const Kokkos::OpenMP& exec) {
   static std::mutex mutex;
-  static std::vector<std::pair<int, Kokkos::OpenMP>> instances;
-  static bool release_registered = false;
+  static std::vector<Kokkos::OpenMP> kept;  // empty, or the default instance
   const std::lock_guard<std::mutex> lock(mutex);
-  for (const auto& [count, instance] : instances)
-    if (count == threads) return instance;
-  if (!release_registered) {
+  if (kept.empty()) {
     Kokkos::push_finalize_hook([] {
       const std::lock_guard<std::mutex> release_lock(mutex);
-      instances.clear();
-      release_registered = false;
+      kept.clear();
     });
-    release_registered = true;
+    kept.emplace_back();
   }
-  instances.emplace_back(threads, threads == 0 ? Kokkos::OpenMP() : Kokkos::OpenMP(threads));
-  return instances.back().second;
+  return exec == kept.front();
+}
+#endif
+
+/// Whether kstream opens the OpenMP region of a host call itself (`omp parallel for` over the tiles) instead of
+/// going through Kokkos::parallel_for: on Kokkos::OpenMP's default instance, outside any parallel region. It is
+/// the region Kokkos' own RangePolicy dispatch opens (same thread pool, same static split) without the wrapper
+/// around it (instance mutex, label string, reference-counted instance copies), and it can run a call on fewer
+/// threads than the pool without a Kokkos::OpenMP instance of its own. Measured on the H200 machine's 16 cores
+/// (bench/results/README.md): within the run-to-run spread of Kokkos' dispatch of the same tiles, 0-4 % faster
+/// at n = 2^16. Calls stay synchronous and in program order, as on the default instance, and Kokkos Tools see
+/// every kernel; unlike Kokkos, kstream does not serialize calls that several host threads make at once (each
+/// gets its own OpenMP team). Other instances and calls from inside a parallel region: Kokkos::parallel_for.
+template <class ExecSpace>
+bool opens_own_region([[maybe_unused]] const ExecSpace& exec) {
+#if defined(KOKKOS_ENABLE_OPENMP)
+  if constexpr (std::is_same_v<ExecSpace, Kokkos::OpenMP>) return !omp_in_parallel() && is_default_openmp_instance(exec);
+#endif
+  return false;
 }
 
-/// Whether exec is Kokkos' default OpenMP instance, compared with a copy kept like the instances above
-/// (constructing Kokkos::OpenMP() allocates; Kokkos forbids destroying one after finalize).
-inline bool is_default_openmp_instance(const Kokkos::OpenMP& exec) {
-  return exec == openmp_instance_of(0);
+/// Runs `body()` as one kernel for Kokkos Tools (a profiler sees its label and space as for Kokkos::parallel_for).
+template <class ExecSpace, class Body>
+void as_tools_kernel(const char* label, const ExecSpace& exec, const Body& body) {
+  std::uint64_t kernel_id = 0;
+  const bool tools = Kokkos::Tools::profileLibraryLoaded();
+  if (tools) Kokkos::Tools::beginParallelFor(label, Kokkos::Tools::Experimental::device_id(exec), &kernel_id);
+  body();
+  if (tools) Kokkos::Tools::endParallelFor(kernel_id);
+}
+
+#if defined(KOKKOS_ENABLE_OPENMP)
+/// kstream's own OpenMP region (opens_own_region): tiles [0, league) split statically over `threads` threads,
+/// each thread on a firstprivate copy of the functor.
+template <class Functor>
+void run_in_own_region(Functor functor, std::int64_t league, int threads) {
+#pragma omp parallel for schedule(static) num_threads(threads) firstprivate(functor)
+  for (std::int64_t tile = 0; tile < league; ++tile) functor(tile);
 }
 #endif
 
 /// Where a host call runs: on the calling thread (0) or on a number of threads. Kokkos::OpenMP with the default
 /// shape (an explicit shape is obeyed as given) and more than one thread: operands of at most calling_thread_bytes
 /// run on the calling thread (OpenMP runs kernels synchronously, so order is kept; spaces that run asynchronously,
-/// like HPX, are left alone); larger ones on threads_for(bytes) threads, if exec is the default instance and the
-/// call is not made inside a parallel region (else on all of exec's threads, as Kokkos would run them).
-/// Everything else: all of exec's threads.
-/// (`threads`: exec.concurrency(), asked once per call by the caller.)
+/// like HPX, are left alone); larger ones on threads_for(bytes) threads where kstream opens the region itself
+/// (`own_region`: opens_own_region(exec)), else on all of exec's threads, as Kokkos would run them.
+/// Everything else: all of exec's threads. (`threads`: exec.concurrency(), asked once per call by the caller.)
 template <class ExecSpace, class OutView, class... InViews>
-int host_threads_for([[maybe_unused]] const ExecSpace& exec, int threads, [[maybe_unused]] const TileShape& requested,
-                     [[maybe_unused]] const OutView& out, [[maybe_unused]] const InViews&... ins) {
+int host_threads_of([[maybe_unused]] int threads, [[maybe_unused]] bool own_region,
+                    [[maybe_unused]] const TileShape& requested, [[maybe_unused]] const OutView& out,
+                    [[maybe_unused]] const InViews&... ins) {
 #if defined(KOKKOS_ENABLE_OPENMP)
   if constexpr (std::is_same_v<ExecSpace, Kokkos::OpenMP>) {
     if (requested != default_tile_shape<ExecSpace>() || threads <= 1) return threads;
     const std::int64_t bytes = operand_bytes(out, ins...);
     if (bytes <= calling_thread_bytes(threads)) return 0;
-    const int fewer = threads_for(bytes, threads);
-    if (fewer == threads || omp_in_parallel() || !is_default_openmp_instance(exec)) return threads;
-    return fewer;
+    return own_region ? threads_for(bytes, threads) : threads;
   }
 #endif
   return threads;
@@ -330,7 +407,7 @@ int host_threads_for([[maybe_unused]] const ExecSpace& exec, int threads, [[mayb
 
 template <class ExecSpace, class OutView, class... InViews>
 int host_threads_for(const ExecSpace& exec, const TileShape& requested, const OutView& out, const InViews&... ins) {
-  return host_threads_for(exec, exec.concurrency(), requested, out, ins...);
+  return host_threads_of<ExecSpace>(exec.concurrency(), opens_own_region(exec), requested, out, ins...);
 }
 
 template <class ExecSpace, Access Mode, int Width, int ItemsInFlight, class Sink, class OutView, class Op,
@@ -340,10 +417,15 @@ void launch(const Sink& sink, const char* label, const ExecSpace& exec, const Ti
   using Functor = TiledFunctor<ExecSpace, Mode, Width, ItemsInFlight, Op, typename OutView::value_type,
                                std::remove_const_t<typename InViews::value_type>...>;
   // Host calls run on the calling thread (0), some or all of exec's threads; device calls on exec.
-  int all_threads = 1, threads = 1;
+  // (A recording runs its kernels through Kokkos Graph: all of exec's threads, Kokkos' region.)
+  int threads = 1;
+  bool own_region = false;
   if constexpr (!is_device_execution_space_v<ExecSpace>) {
-    all_threads = threads = exec.concurrency();
-    if constexpr (std::is_same_v<Sink, LaunchNow>) threads = host_threads_for(exec, all_threads, requested, out, ins...);
+    threads = exec.concurrency();
+    if constexpr (std::is_same_v<Sink, LaunchNow>) {
+      own_region = opens_own_region(exec);
+      threads = host_threads_of<ExecSpace>(threads, own_region, requested, out, ins...);
+    }
   }
   const TileShape shape = spread_over_threads<ExecSpace>(threads, requested, plan.part.body_items, ItemsInFlight);
   const std::int64_t tile_items = std::int64_t(shape.team_size) * ItemsInFlight * shape.chunks_per_thread;
@@ -351,18 +433,13 @@ void launch(const Sink& sink, const char* label, const ExecSpace& exec, const Ti
   if (league > INT_MAX)
     throw std::length_error(std::string(label) + ": " + std::to_string(out.extent(0)) +
                             " elements need more teams than a TeamPolicy holds; use a larger tile shape");
-  const Functor functor{out.data(),
-                        {{ins.data()}...},
-                        plan.part.body_items,
-                        tile_items,
-                        int(plan.part.head),
-                        int(plan.part.tail),
-                        shape.chunks_per_thread,
-                        int(league),
-                        std::int64_t(out.stride(0)),
-                        {std::int64_t(ins.stride(0))...},
-                        plan.streaming_stores,
-                        op};
+  Functor functor(out.data(), {{ins.data()}...}, plan.part, shape.chunks_per_thread, op);
+  if constexpr (Mode == Access::strided) {
+    functor.out_stride = std::int64_t(out.stride(0));
+    const std::int64_t strides[] = {std::int64_t(ins.stride(0))...};
+    for (std::size_t i = 0; i < sizeof...(InViews); ++i) functor.in_strides[i] = strides[i];
+  }
+  if constexpr (!is_device_execution_space_v<ExecSpace>) functor.streaming_stores = plan.streaming_stores;
   if (requested != default_tile_shape<ExecSpace>()) {  // a default shape is known to fit; others are checked first
     const int team_size_max =
         Kokkos::TeamPolicy<ExecSpace>(exec, int(league), Kokkos::AUTO).team_size_max(functor, Kokkos::ParallelForTag());
@@ -373,26 +450,23 @@ void launch(const Sink& sink, const char* label, const ExecSpace& exec, const Ti
   }
   if constexpr (std::is_same_v<Sink, LaunchNow> && !is_device_execution_space_v<ExecSpace>) {
     if (threads == 0) {  // a call shorter than waking the threads
-      std::uint64_t kernel_id = 0;
-      const bool tools = Kokkos::Tools::profileLibraryLoaded();  // profilers still see the call, label and all
-      if (tools) Kokkos::Tools::beginParallelFor(label, Kokkos::Tools::Experimental::device_id(exec), &kernel_id);
-      for (std::int64_t tile = 0; tile < league; ++tile) functor(tile);
-      if (tools) Kokkos::Tools::endParallelFor(kernel_id);
+      as_tools_kernel(label, exec, [&] {
+        for (std::int64_t tile = 0; tile < league; ++tile) functor(tile);
+      });
       return;
     }
+#if defined(KOKKOS_ENABLE_OPENMP)
+    if constexpr (std::is_same_v<ExecSpace, Kokkos::OpenMP>) {
+      if (shape.team_size == 1 && own_region) {  // the tiles split statically over `threads` threads
+        as_tools_kernel(label, exec, [&] { run_in_own_region(functor, league, threads); });
+        return;
+      }
+    }
+#endif
   }
   if constexpr (!is_device_execution_space_v<ExecSpace>) {
     if (shape.team_size == 1) {  // one thread per tile: the tiles as a range, split statically over the threads
-      using Range = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>;
-#if defined(KOKKOS_ENABLE_OPENMP)
-      if constexpr (std::is_same_v<ExecSpace, Kokkos::OpenMP>) {
-        if (threads < all_threads) {  // a call too small to wake every thread
-          sink(label, Range(openmp_instance_of(threads), 0, league), functor);
-          return;
-        }
-      }
-#endif
-      sink(label, Range(exec, 0, league), functor);
+      sink(label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, league), functor);
       return;
     }
   }
