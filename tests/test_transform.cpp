@@ -137,6 +137,13 @@ void scale_into(const Exec& exec, const View& out, const View& x, typename View:
   kstream::transform(
       exec, out, KOKKOS_LAMBDA(T v) { return v * factor; }, x);
 }
+// One that captures nothing: an empty operation, which the engine keeps as an empty base of its functor.
+template <class Exec, class View>
+void halve_into(const Exec& exec, const View& out, const View& x) {
+  using T = typename View::value_type;
+  kstream::transform(
+      exec, out, KOKKOS_LAMBDA(T v) { return v / T(2); }, x);
+}
 
 TYPED_TEST(TransformTest, AcceptsAKokkosLambda) {
   using T = typename TypeParam::value_type;
@@ -149,6 +156,11 @@ TYPED_TEST(TransformTest, AcceptsAKokkosLambda) {
   std::int64_t errors = 0;
   for (std::int64_t i = 0; i < n; ++i) errors += h(i) != T(0.75);
   EXPECT_EQ(errors, 0);
+  halve_into(typename TypeParam::execution_space(), out, x);
+  Kokkos::deep_copy(h, out);
+  errors = 0;
+  for (std::int64_t i = 0; i < n; ++i) errors += h(i) != T(1.5);
+  EXPECT_EQ(errors, 0) << "a lambda that captures nothing";
 }
 
 }  // namespace
