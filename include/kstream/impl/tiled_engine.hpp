@@ -429,12 +429,13 @@ void launch(const Sink& sink, const char* label, const ExecSpace& exec, const Ti
     }
   }
   const TileShape shape = spread_over_threads<ExecSpace>(threads, requested, plan.part.body_items, ItemsInFlight);
-  const std::int64_t tile_items = std::int64_t(shape.team_size) * ItemsInFlight * shape.chunks_per_thread;
+  Functor functor(out.data(), {{ins.data()}...}, plan.part, shape.chunks_per_thread, op);
+  // The league covers the body in the kernel's own tiles (one formula for both: Functor::tile_items).
+  const std::int64_t tile_items = functor.tile_items(shape.team_size);
   const std::int64_t league = std::max<std::int64_t>(1, (plan.part.body_items + tile_items - 1) / tile_items);
   if (league > INT_MAX)
     throw std::length_error(std::string(label) + ": " + std::to_string(out.extent(0)) +
                             " elements need more teams than a TeamPolicy holds; use a larger tile shape");
-  Functor functor(out.data(), {{ins.data()}...}, plan.part, shape.chunks_per_thread, op);
   if constexpr (Mode == Access::strided) {
     functor.out_stride = std::int64_t(out.stride(0));
     const std::int64_t strides[] = {std::int64_t(ins.stride(0))...};
