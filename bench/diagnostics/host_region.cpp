@@ -7,6 +7,12 @@
 //                   `omp parallel for` like kstream's own region: the engine without kstream's host logic
 //   fresh_lambda    the same, the functor made per call and its region inside a lambda that holds references
 //   fresh_own       the same, the functor made per call, in kstream's own region (run_in_own_region)
+//   fresh_own_2     the same with kstream's default tiles (1024 packs: two or more per thread at these sizes)
+//   engine          kstream's engine entry (tiled_transform) without add's argument checks
+//   words           fresh_own, but the functor crosses into the region as firstprivate 64-bit scalars (OpenMP
+//                   passes those by value in the region's argument block; an aggregate goes by pointer, and a
+//                   thread's read of the functor then waits on its read of that block)
+//   static_slot     fresh_own, but the functor is copied to a static buffer the threads read directly
 //   region_plain    one `omp parallel` region, each thread a plain loop over its static share
 //   naive           kstream::naive::add (Kokkos RangePolicy)
 // Built like host_paired.cpp; it uses kstream::impl internals and follows them.
@@ -14,7 +20,10 @@
 #include <kstream/kstream.hpp>
 
 #include "paired_rounds.hpp"
+#include <array>
+#include <bit>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <functional>
 #include <omp.h>
@@ -61,6 +70,32 @@ void run(std::int64_t n) {
       {"fresh_own", [&] {  // the same functor made per call, in kstream's own region (a firstprivate copy)
          run_in_own_region(F(o.data(), {{x.data()}, {y.data()}}, Partition{0, body, 0}, chunks, Plus{}), T, T);
        }},
+      {"fresh_own_2", [&] {  // the default tiles: 1024 packs (16 KiB of each array)
+         const std::int64_t tiles = (body + 1023) / 1024;
+         run_in_own_region(F(o.data(), {{x.data()}, {y.data()}}, Partition{0, body, 0}, 256, Plus{}), tiles, T);
+       }},
+      {"engine", [&] {
+         tiled_transform(LaunchNow{}, "engine", exec, kstream::default_tile_shape<Kokkos::OpenMP>(), o, Plus{}, x, y);
+       }},
+      {"words", [&] {
+         const F g(o.data(), {{x.data()}, {y.data()}}, Partition{0, body, 0}, chunks, Plus{});
+         static_assert(sizeof(F) == 48 && std::is_trivially_copyable_v<F>);
+         std::array<std::uint64_t, 6> w;
+         std::memcpy(w.data(), &g, sizeof(F));
+         const std::uint64_t w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4], w5 = w[5];
+#pragma omp parallel for schedule(static) num_threads(T) firstprivate(w0, w1, w2, w3, w4, w5)
+         for (std::int64_t tile = 0; tile < T; ++tile) {
+           const std::array<std::uint64_t, 6> l = {w0, w1, w2, w3, w4, w5};
+           std::bit_cast<F>(l)(tile);
+         }
+       }},
+      {"static_slot", [&] {
+         alignas(64) static std::array<unsigned char, sizeof(F)> slot;
+         const F g(o.data(), {{x.data()}, {y.data()}}, Partition{0, body, 0}, chunks, Plus{});
+         std::memcpy(slot.data(), &g, sizeof(F));
+#pragma omp parallel for schedule(static) num_threads(T)
+         for (std::int64_t tile = 0; tile < T; ++tile) std::bit_cast<F>(slot)(tile);
+       }},
       {"region_plain", [&] {
 #pragma omp parallel num_threads(T)
          {
@@ -81,6 +116,10 @@ void run(std::int64_t n) {
 
 int main(int argc, char** argv) {
   Kokkos::initialize(argc, argv);
-  for (std::int64_t n : {1 << 16, 1 << 17, 1 << 18, 1 << 20}) run(n);
+  if (argc > 1) {
+    for (int a = 1; a < argc; ++a) run(std::int64_t(1) << std::atoi(argv[a]));  // log2 sizes
+  } else {
+    for (std::int64_t n : {1 << 16, 1 << 17, 1 << 18, 1 << 20}) run(n);
+  }
   Kokkos::finalize();
 }
