@@ -3,6 +3,8 @@
 // and tile edges, for every packs_in_flight; strides 1..3, equal and mixed. Tiled results are compared bit for
 // bit with the scalar reference, and the guards around every view must stay untouched.
 #include <cmath>
+#include <cstdint>
+#include <vector>
 #include <kstream/kstream.hpp>
 
 #include "elementwise_case.hpp"
@@ -168,6 +170,38 @@ TYPED_TEST(LayoutTest, DefaultShapeOnTheBenchmarkLayouts) {
                   [](T a, T b, T cc) { return std::fma(a, b, cc); }),
               "")
         << c.describe();
+  }
+}
+
+
+// Strided calls keep every element of a pack in flight on a device when the default shape runs and the operands
+// span at most the device's cache (tiled_engine.hpp, strided_slots_in_cache); anywhere else half of them.
+TEST(StridedInCache, OnlyTheDefaultDeviceShapeOnOperandsWithinTheDeviceCache) {
+  using Strided = Kokkos::View<float*, Kokkos::LayoutStride, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  std::vector<float> storage(64);
+  const Strided every_third(storage.data(), Kokkos::LayoutStride(10, 3));
+  const Kokkos::View<double*, Kokkos::HostSpace> contiguous("contiguous", 5);
+  EXPECT_EQ(impl::spanned_bytes(every_third), (9 * 3 + 1) * 4);
+  EXPECT_EQ(impl::spanned_bytes(every_third, contiguous, every_third), 2 * 112 + 5 * 8);
+  const Kokkos::DefaultHostExecutionSpace host;
+  EXPECT_FALSE(impl::strided_in_cache(host, default_tile_shape<Kokkos::DefaultHostExecutionSpace>(), every_third,
+                                      every_third));
+  using Exec = Kokkos::DefaultExecutionSpace;
+  if constexpr (is_device_execution_space_v<Exec>) {
+    const Exec exec;
+    const std::int64_t cache = impl::device_cache_bytes(exec);
+    ASSERT_GT(cache, 0) << "a CUDA or HIP device reports its last-level cache";
+    using DeviceStrided =
+        Kokkos::View<float*, Kokkos::LayoutStride, Exec::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    // Never dereferenced: the decision reads only extents and strides.
+    float* const nowhere = reinterpret_cast<float*>(std::uintptr_t(4096));
+    const DeviceStrided small(nowhere, Kokkos::LayoutStride(1000, 2));
+    const std::int64_t stride_past_cache = cache / 4;  // two elements span cache + 4 bytes
+    const DeviceStrided wide(nowhere, Kokkos::LayoutStride(2, std::size_t(stride_past_cache)));
+    const TileShape shape = default_tile_shape<Exec>();
+    EXPECT_TRUE(impl::strided_in_cache(exec, shape, small, small, small));
+    EXPECT_FALSE(impl::strided_in_cache(exec, TileShape{128, 1, 1}, small, small, small));
+    EXPECT_FALSE(impl::strided_in_cache(exec, shape, wide, small));
   }
 }
 

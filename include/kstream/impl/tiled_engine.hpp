@@ -13,7 +13,8 @@
 //               instruction of a warp reads 32 adjacent elements (coalesced), and all loads are issued before
 //               the first store. Same bytes in flight as the packed path (PyTorch's "unroll" policy).
 //   strided     some view has a stride != 1: like contiguous, with the strides applied (on a device with half as
-//               many elements in flight: each one already moves at least twice its bytes in sectors; slots_for).
+//               many elements in flight: each one already moves at least twice its bytes in sectors; slots_for;
+//               all of them when the operands fit the device's cache: strided_slots_in_cache).
 //
 // The body is cut into tiles of tile_items items (packs, or single elements), one tile per team (see
 // kstream/tiling.hpp for the arithmetic). Every tile but the last runs without bounds checks; the last one checks
@@ -27,8 +28,11 @@
 // thread or on only as many threads as its size pays for (host_threads_for).
 #include <Kokkos_Core.hpp>
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <climits>
 #include <cstdint>
+#include <cstring>
 #include <kstream/impl/slots.hpp>
 #include <kstream/impl/store_policy.hpp>
 #include <kstream/tiling.hpp>
@@ -376,12 +380,45 @@ void as_tools_kernel(const char* label, const ExecSpace& exec, const Body& body)
 }
 
 #if defined(KOKKOS_ENABLE_OPENMP)
-/// kstream's own OpenMP region (opens_own_region): tiles [0, league) split statically over `threads` threads,
-/// each thread on a firstprivate copy of the functor.
+/// 64-bit words in which a functor crosses into kstream's own region (run_in_own_region): 96 bytes, every
+/// host functor of add, fma and transform with up to 8 inputs (strided: up to 4).
+inline constexpr std::size_t region_words = 12;
+
+/// Whether run_in_own_region hands this functor to its threads as scalars (else as a firstprivate copy).
 template <class Functor>
-void run_in_own_region(Functor functor, std::int64_t league, int threads) {
-#pragma omp parallel for schedule(static) num_threads(threads) firstprivate(functor)
-  for (std::int64_t tile = 0; tile < league; ++tile) functor(tile);
+inline constexpr bool crosses_as_words =
+    std::is_trivially_copyable_v<Functor> && sizeof(Functor) <= region_words * sizeof(std::uint64_t);
+
+/// kstream's own OpenMP region (opens_own_region): tiles [0, league) split statically over `threads` threads.
+/// Every thread needs the functor, which the calling thread has only just written. OpenMP hands a region its
+/// shared and firstprivate variables through an argument block the calling thread fills: scalars by value in the
+/// block, an object (a functor) by pointer to it, so a thread reads the block, then the functor - two transfers
+/// of a line from the calling core's cache, one after the other. A trivially copyable functor of up to
+/// region_words words therefore crosses as that many 64-bit scalars (in the block itself: one round trip), and
+/// each thread rebuilds it on its own stack; others cross as a firstprivate copy.
+/// Measured on the H200 machine's 16 cores (bench/results/README.md, host_region): float add at n = 2^17 and
+/// 2^18 (1.5 and 3 MB), p10 of 31 shuffled rounds, 5.95 / 8.33 us as scalars against 6.31 / 8.73 us as a
+/// firstprivate object; a plain `omp parallel for` 6.31 / 8.76 us.
+template <class Functor>
+void run_in_own_region(const Functor& functor, std::int64_t league, int threads) {
+  if constexpr (crosses_as_words<Functor>) {
+    std::uint64_t w[region_words] = {};
+    std::memcpy(w, &functor, sizeof(Functor));
+    const std::uint64_t w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4], w5 = w[5], w6 = w[6], w7 = w[7],
+                        w8 = w[8], w9 = w[9], w10 = w[10], w11 = w[11];
+#pragma omp parallel for schedule(static) num_threads(threads) \
+    firstprivate(w0, w1, w2, w3, w4, w5, w6, w7, w8, w9, w10, w11)
+    for (std::int64_t tile = 0; tile < league; ++tile) {
+      const std::uint64_t words[region_words] = {w0, w1, w2, w3, w4, w5, w6, w7, w8, w9, w10, w11};
+      std::array<unsigned char, sizeof(Functor)> bytes;
+      std::memcpy(bytes.data(), words, sizeof(Functor));
+      std::bit_cast<Functor>(bytes)(tile);
+    }
+  } else {
+    Functor copy(functor);
+#pragma omp parallel for schedule(static) num_threads(threads) firstprivate(copy)
+    for (std::int64_t tile = 0; tile < league; ++tile) copy(tile);
+  }
 }
 #endif
 
@@ -480,7 +517,8 @@ void launch(const Sink& sink, const char* label, const ExecSpace& exec, const Ti
 /// Strided views on a device keep half as many (at least one): a load of a view with stride >= 2 moves at least
 /// twice its bytes in 32-byte sectors, so half the elements keep as many sectors in flight as the contiguous
 /// strategies. Measured on the H200 at n = 2^28 with stride 2 and 3 (bench/results/README.md): 1 or 2 elements per
-/// thread run within 0.2 % of the naive kernel, 4 run 0.3-0.6 % behind it.
+/// thread run within 0.2 % of the naive kernel, 4 run 0.3-0.6 % behind it. (Unless the operands fit the device's
+/// cache: strided_slots_in_cache.)
 template <Access Mode, int ElementsPerPack, bool Device>
 constexpr int slots_for(int packs_in_flight) {
   if (Mode == Access::packed) return packs_in_flight;
@@ -505,6 +543,47 @@ void dispatch_packs_in_flight(const Sink& sink, const char* label, const ExecSpa
     default:
       validate(shape, label);  // throws
   }
+}
+
+/// Strided calls on a device with the default shape whose operands span at most the device's last-level cache
+/// keep every element of a pack in flight (4 floats, 2 doubles per thread) instead of half of them: repeated
+/// calls then run from that cache, whose bandwidth needs more bytes in flight than DRAM's (Little's law), while at
+/// DRAM sizes the extra elements only cost (slots_for). Measured on the H200 (50 MiB L2) at n = 2^20
+/// (bench/results/README.md, strided grid; 256-thread teams, best of 7 repetitions): float stride 2 and 3 ran
+/// 0.98-1.22x naive with 2 floats per thread and 1.05-1.38x with 4; at 2^24 (beyond the cache) 4 floats ran
+/// 0.3-0.4 % behind 2 in fma. Doubles (1 or 2 per thread) ran level with each other at 2^20.
+template <int ElementsPerPack>
+inline constexpr int strided_slots_in_cache = std::min(32, ElementsPerPack);
+
+/// Bytes of the device's last-level cache (CUDA, HIP; 0 where kstream does not know it: no cache rule applies).
+template <class ExecSpace>
+std::int64_t device_cache_bytes([[maybe_unused]] const ExecSpace& exec) {
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda>) return std::int64_t(exec.cuda_device_prop().l2CacheSize);
+#endif
+#if defined(KOKKOS_ENABLE_HIP)
+  if constexpr (std::is_same_v<ExecSpace, Kokkos::HIP>) return std::int64_t(exec.hip_device_prop().l2CacheSize);
+#endif
+  return 0;
+}
+
+/// Bytes from each view's first element to the end of its last, summed over the views (n > 0).
+template <class... Views>
+std::int64_t spanned_bytes(const Views&... views) {
+  auto span = [](const auto& v) {
+    const std::int64_t stride = std::int64_t(v.stride(0));
+    return ((std::int64_t(v.extent(0)) - 1) * (stride < 0 ? -stride : stride) + 1) *
+           std::int64_t(sizeof(typename std::remove_reference_t<decltype(v)>::value_type));
+  };
+  return (span(views) + ...);
+}
+
+/// Whether a strided call keeps strided_slots_in_cache elements in flight: device, default shape, operands within
+/// the device's cache.
+template <class ExecSpace, class OutView, class... InViews>
+bool strided_in_cache(const ExecSpace& exec, const TileShape& shape, const OutView& out, const InViews&... ins) {
+  return is_device_execution_space_v<ExecSpace> && shape == default_tile_shape<ExecSpace>() &&
+         spanned_bytes(out, ins...) <= device_cache_bytes(exec);
 }
 
 /// Pack width for these element types: 16 bytes of the common element size, or 1 (scalar) for mixed sizes.
@@ -559,6 +638,11 @@ void tiled_transform(const Sink& sink, const char* label, const ExecSpace& exec,
   if (out.stride(0) == 1 && ((ins.stride(0) == 1) && ...))
     return dispatch_packs_in_flight<ExecSpace, Access::contiguous, 1, elements_per_pack>(sink, label, exec, shape, plan,
                                                                                          out, op, ins...);
+  if constexpr (is_device_execution_space_v<ExecSpace>) {
+    if (strided_in_cache(exec, shape, out, ins...))
+      return launch<ExecSpace, Access::strided, 1, strided_slots_in_cache<elements_per_pack>>(sink, label, exec, shape,
+                                                                                             plan, out, op, ins...);
+  }
   dispatch_packs_in_flight<ExecSpace, Access::strided, 1, elements_per_pack>(sink, label, exec, shape, plan, out, op,
                                                                              ins...);
 }
