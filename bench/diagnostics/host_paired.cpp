@@ -42,7 +42,8 @@ void run(std::int64_t n) {
   // kstream through Kokkos::parallel_for: on an instance of its own (all of its threads, Kokkos' region), against
   // "tiled" on the default instance (kstream's own region, fewer threads for mid sizes).
   vs.push_back({"tiled_kk", [&] { if constexpr (Fma) kstream::fma(own, x, y, z, o); else kstream::add(own, x, y, o); }});
-  // One tile per thread (an explicit shape of n / (4 W threads) chunks), against the default 16 KiB tiles.
+  // One tile per thread as an explicit shape (n / (4 W threads) chunks): the default's tiles since af9700a (before:
+  // 16 KiB tiles), through the explicit-shape path (all threads, its team-size check).
   const int one_tile = int(std::max<std::int64_t>(1, n / (16 / sizeof(T)) / 4 / exec.concurrency()));
   vs.push_back({"tiled_1tile", [&] {
      const kstream::TileShape shape{1, 4, one_tile};

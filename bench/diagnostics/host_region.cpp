@@ -7,7 +7,7 @@
 //                   `omp parallel for` like kstream's own region: the engine without kstream's host logic
 //   fresh_lambda    the same, the functor made per call and its region inside a lambda that holds references
 //   fresh_own       the same, the functor made per call, in kstream's own region (run_in_own_region)
-//   fresh_own_2     the same with kstream's default tiles (1024 packs: two or more per thread at these sizes)
+//   fresh_own_2     the same with tiles of 1024 packs (the default before af9700a: two or more per thread here)
 //   engine          kstream's engine entry (tiled_transform) without add's argument checks
 //   words           fresh_own, but the functor crosses into the region as firstprivate 64-bit scalars (OpenMP
 //                   passes those by value in the region's argument block; an aggregate goes by pointer, and a
@@ -70,7 +70,7 @@ void run(std::int64_t n) {
       {"fresh_own", [&] {  // the same functor made per call, in kstream's own region (a firstprivate copy)
          run_in_own_region(F(o.data(), {{x.data()}, {y.data()}}, Partition{0, body, 0}, chunks, Plus{}), T, T);
        }},
-      {"fresh_own_2", [&] {  // the default tiles: 1024 packs (16 KiB of each array)
+      {"fresh_own_2", [&] {  // tiles of 1024 packs (16 KiB of each array), the default before af9700a
          const std::int64_t tiles = (body + 1023) / 1024;
          run_in_own_region(F(o.data(), {{x.data()}, {y.data()}}, Partition{0, body, 0}, 256, Plus{}), tiles, T);
        }},
