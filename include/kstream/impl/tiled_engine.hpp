@@ -396,9 +396,9 @@ inline constexpr bool crosses_as_words =
 /// of a line from the calling core's cache, one after the other. A trivially copyable functor of up to
 /// region_words words therefore crosses as that many 64-bit scalars (in the block itself: one round trip), and
 /// each thread rebuilds it on its own stack; others cross as a firstprivate copy.
-/// Measured on the H200 machine's 16 cores (bench/results/README.md, host_region): float add at n = 2^17 and
-/// 2^18 (1.5 and 3 MB), p10 of 31 shuffled rounds, 5.95 / 8.33 us as scalars against 6.31 / 8.73 us as a
-/// firstprivate object; a plain `omp parallel for` 6.31 / 8.76 us.
+/// Measured on the H200 machine's 16 cores (bench/results/README.md, host_region, one run): float add at n = 2^17
+/// and 2^18 (1.5 and 3 MB), p10 of 31 shuffled rounds, 5.95 / 8.33 us as scalars against 6.31 / 8.73 us as a
+/// firstprivate object; a plain `omp parallel for` 6.31 / 8.76 us. (Medians moved less than this host's spread.)
 template <class Functor>
 void run_in_own_region(const Functor& functor, std::int64_t league, int threads) {
   if constexpr (crosses_as_words<Functor>) {
