@@ -33,6 +33,7 @@
 #include <climits>
 #include <cstdint>
 #include <cstring>
+#include <kstream/impl/checks.hpp>
 #include <kstream/impl/slots.hpp>
 #include <kstream/impl/store_policy.hpp>
 #include <kstream/tiling.hpp>
@@ -567,15 +568,10 @@ std::int64_t device_cache_bytes([[maybe_unused]] const ExecSpace& exec) {
   return 0;
 }
 
-/// Bytes from each view's first element to the end of its last, summed over the views (n > 0).
+/// Bytes from each view's first element to the end of its last (checks.hpp's Span), summed over the views (n > 0).
 template <class... Views>
 std::int64_t spanned_bytes(const Views&... views) {
-  auto span = [](const auto& v) {
-    const std::int64_t stride = std::int64_t(v.stride(0));
-    return ((std::int64_t(v.extent(0)) - 1) * (stride < 0 ? -stride : stride) + 1) *
-           std::int64_t(sizeof(typename std::remove_reference_t<decltype(v)>::value_type));
-  };
-  return (span(views) + ...);
+  return (std::int64_t(span_of(views).end() - span_of(views).address) + ...);
 }
 
 /// Whether a strided call keeps strided_slots_in_cache elements in flight: device, default shape, operands within
