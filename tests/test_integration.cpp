@@ -269,7 +269,7 @@ TEST(ShortCalls, OwnRegionHandsEveryThreadTheWholeFunctor) {
   Kokkos::View<int*, Kokkos::HostSpace> runs("runs", league);
   // Largest that crosses as words: 11 pattern words and the pointer, 96 bytes.
   using Words96 = TileRecorder<impl::region_words - 1, int*>;
-  using Words104 = TileRecorder<impl::region_words, int*>;                      // one word too many
+  using Words104 = TileRecorder<impl::region_words, int*>;                 // one word too many
   using Counted = TileRecorder<4, Kokkos::View<int*, Kokkos::HostSpace>>;  // not trivially copyable
   static_assert(sizeof(Words96) == 96);
   EXPECT_TRUE(impl::crosses_as_words<Words96>);
@@ -280,12 +280,12 @@ TEST(ShortCalls, OwnRegionHandsEveryThreadTheWholeFunctor) {
   expect_every_tile_once(Counted{{}, runs}, runs.data(), league);
   // What add, fma and a strided fma hand over on a host: as words.
   using impl::Access;
-  EXPECT_TRUE((impl::crosses_as_words<impl::TiledFunctor<Kokkos::OpenMP, Access::packed, 4, 4, impl::Plus, float,
-                                                         float, float>>));
-  EXPECT_TRUE((impl::crosses_as_words<impl::TiledFunctor<Kokkos::OpenMP, Access::packed, 2, 4,
-                                                         impl::FusedMultiplyAdd, double, double, double, double>>));
-  EXPECT_TRUE((impl::crosses_as_words<impl::TiledFunctor<Kokkos::OpenMP, Access::strided, 1, 8,
-                                                         impl::FusedMultiplyAdd, float, float, float, float>>));
+  EXPECT_TRUE((impl::crosses_as_words<
+               impl::TiledFunctor<Kokkos::OpenMP, Access::packed, 4, 4, impl::Plus, float, float, float>>));
+  EXPECT_TRUE((impl::crosses_as_words<impl::TiledFunctor<Kokkos::OpenMP, Access::packed, 2, 4, impl::FusedMultiplyAdd,
+                                                         double, double, double, double>>));
+  EXPECT_TRUE((impl::crosses_as_words<impl::TiledFunctor<Kokkos::OpenMP, Access::strided, 1, 8, impl::FusedMultiplyAdd,
+                                                         float, float, float, float>>));
 }
 #endif
 

@@ -4,8 +4,8 @@
 // bit with the scalar reference, and the guards around every view must stay untouched.
 #include <cmath>
 #include <cstdint>
-#include <vector>
 #include <kstream/kstream.hpp>
+#include <vector>
 
 #include "elementwise_case.hpp"
 
@@ -173,19 +173,19 @@ TYPED_TEST(LayoutTest, DefaultShapeOnTheBenchmarkLayouts) {
   }
 }
 
-
 // Strided calls keep every element of a pack in flight on a device when the default shape runs and the operands
 // span at most the device's cache (tiled_engine.hpp, strided_slots_in_cache); anywhere else half of them.
 TEST(StridedInCache, OnlyTheDefaultDeviceShapeOnOperandsWithinTheDeviceCache) {
-  using Strided = Kokkos::View<float*, Kokkos::LayoutStride, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using Strided =
+      Kokkos::View<float*, Kokkos::LayoutStride, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   std::vector<float> storage(64);
   const Strided every_third(storage.data(), Kokkos::LayoutStride(10, 3));
   const Kokkos::View<double*, Kokkos::HostSpace> contiguous("contiguous", 5);
   EXPECT_EQ(impl::spanned_bytes(every_third), (9 * 3 + 1) * 4);
   EXPECT_EQ(impl::spanned_bytes(every_third, contiguous, every_third), 2 * 112 + 5 * 8);
   const Kokkos::DefaultHostExecutionSpace host;
-  EXPECT_FALSE(impl::strided_in_cache(host, default_tile_shape<Kokkos::DefaultHostExecutionSpace>(), every_third,
-                                      every_third));
+  EXPECT_FALSE(
+      impl::strided_in_cache(host, default_tile_shape<Kokkos::DefaultHostExecutionSpace>(), every_third, every_third));
   using Exec = Kokkos::DefaultExecutionSpace;
   if constexpr (is_device_execution_space_v<Exec>) {
     const Exec exec;

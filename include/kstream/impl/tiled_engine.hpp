@@ -387,8 +387,8 @@ inline constexpr std::size_t region_words = 12;
 
 /// Whether run_in_own_region hands this functor to its threads as scalars (else as a firstprivate copy).
 template <class Functor>
-inline constexpr bool crosses_as_words =
-    std::is_trivially_copyable_v<Functor> && sizeof(Functor) <= region_words * sizeof(std::uint64_t);
+inline constexpr bool crosses_as_words = std::is_trivially_copyable_v<Functor> &&
+                                         sizeof(Functor) <= region_words * sizeof(std::uint64_t);
 
 /// kstream's own OpenMP region (opens_own_region): tiles [0, league) split statically over `threads` threads.
 /// Every thread needs the functor, which the calling thread has only just written. OpenMP hands a region its
@@ -637,7 +637,7 @@ void tiled_transform(const Sink& sink, const char* label, const ExecSpace& exec,
   if constexpr (is_device_execution_space_v<ExecSpace>) {
     if (strided_in_cache(exec, shape, out, ins...))
       return launch<ExecSpace, Access::strided, 1, strided_slots_in_cache<elements_per_pack>>(sink, label, exec, shape,
-                                                                                             plan, out, op, ins...);
+                                                                                              plan, out, op, ins...);
   }
   dispatch_packs_in_flight<ExecSpace, Access::strided, 1, elements_per_pack>(sink, label, exec, shape, plan, out, op,
                                                                              ins...);
