@@ -68,7 +68,8 @@ namespace impl {
 /// Measured on the H200 machine's 16 cores (bench/results/README.md, host_paired with shuffled rounds): one tile
 /// per thread against tiles of 1024 packs at n = 2^17 and 2^18 (2-8 tiles per thread, all 16 threads), add and fma,
 /// float and double: faster in 6 of 8 cases (one tie) and 8 of 8 in two runs, by up to 5 %; at 2^24 and 2^28 tiles
-/// of 256-4096 packs ran within the runs' noise of each other (2026-11-30_H200-host_openmp_tile_grid.json).
+/// of 256-4096 packs ran within the runs' noise of each other (2026-11-30_H200-host_openmp_tile_grid.json, from the
+/// CUDA build's OpenMP backend: no host-only tile grid was run).
 /// (Smaller device teams for short calls, so that they reach more multiprocessors, were measured and dropped: at
 /// n = 4096, chains of recorded calls ran within 4 % of each other for teams of 32 to 256 threads;
 /// bench/results/2026-11-30_H200_cuda_chain64_team_sizes.json.)
