@@ -2,6 +2,8 @@
 // kstream::set_streaming_stores; the policy's decisions: aliasing, size, device spaces and strategy.
 #include <cmath>
 #include <kstream/kstream.hpp>
+#include <string>
+#include <vector>
 
 #include "elementwise_case.hpp"
 
@@ -15,28 +17,37 @@ class StreamingStoreTest : public ::testing::Test {
 };
 TYPED_TEST_SUITE(StreamingStoreTest, AllCases, CaseNames);
 
-/// Streaming stores exist where the engine runs its packed path on an x86 host.
+/// Streaming stores exist where the engine runs on an x86 host (contiguous views, equally aligned or not).
 template <class C>
 constexpr bool may_stream = !on_device<C> && KSTREAM_HOST_STREAMING_STORES;
 
 TYPED_TEST(StreamingStoreTest, BothStorePathsAreExactAtEdgeSizesAndPlacements) {
   using T = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  // The default shape, and on a host tiles of one pack's worth of elements: every tile then starts at another
+  // alignment of the output, so an unequally aligned call runs its scalar edges and packs in each tile.
+  std::vector<TileShape> shapes = {default_tile_shape<Exec>()};
+  if (!on_device<TypeParam>) shapes.push_back(TileShape{1, 1, 1});
   for (const StreamingStores mode : {StreamingStores::always, StreamingStores::never}) {
     kstream::set_streaming_stores(mode);
-    for (const std::int64_t n : edge_sizes(tile_elements<TypeParam>())) {
-      for (const auto& [inputs, out] : standard_placements<3>()) {
-        ElementwiseCase<3> c{.n = n, .inputs = inputs, .out = out};
-        EXPECT_EQ(run_case<TypeParam>(
-                      c, [](auto exec, auto o, auto a, auto b, auto cc) { kstream::fma(exec, a, b, cc, o); },
-                      [](T a, T b, T cc) { return std::fma(a, b, cc); }),
-                  "")
-            << c.describe() << (mode == StreamingStores::always ? " streaming" : " plain");
-        ElementwiseCase<2> a{.n = n, .inputs = {inputs[0], inputs[1]}, .out = out};
-        EXPECT_EQ(run_case<TypeParam>(
-                      a, [](auto exec, auto o, auto x, auto y) { kstream::add(exec, x, y, o); },
-                      [](T x, T y) { return T(x + y); }),
-                  "")
-            << a.describe() << (mode == StreamingStores::always ? " streaming" : " plain");
+    for (const TileShape& shape : shapes) {
+      const std::string how = std::string(mode == StreamingStores::always ? " streaming" : " plain") + " tiles of " +
+                              std::to_string(shape.tile_packs()) + " packs";
+      for (const std::int64_t n : edge_sizes(tile_elements<TypeParam>())) {
+        for (const auto& [inputs, out] : standard_placements<3>()) {
+          ElementwiseCase<3> c{.n = n, .inputs = inputs, .out = out};
+          EXPECT_EQ(run_case<TypeParam>(
+                        c, [&](auto exec, auto o, auto a, auto b, auto cc) { kstream::fma(exec, a, b, cc, o, shape); },
+                        [](T a, T b, T cc) { return std::fma(a, b, cc); }),
+                    "")
+              << c.describe() << how;
+          ElementwiseCase<2> a{.n = n, .inputs = {inputs[0], inputs[1]}, .out = out};
+          EXPECT_EQ(run_case<TypeParam>(
+                        a, [&](auto exec, auto o, auto x, auto y) { kstream::add(exec, x, y, o, shape); },
+                        [](T x, T y) { return T(x + y); }),
+                    "")
+              << a.describe() << how;
+        }
       }
     }
   }
@@ -76,11 +87,13 @@ TYPED_TEST(StreamingStoreTest, PolicyFollowsModeSizeAliasingAndStrategy) {
   EXPECT_EQ(impl::streams_stores<Exec>(out, x, y), may_stream<TypeParam>) << "large, packed, not aliased";
   EXPECT_FALSE(impl::streams_stores<Exec>(small_out, small_x, small_x)) << "fits in cache";
   EXPECT_FALSE(impl::streams_stores<Exec>(x, x, y)) << "out is an input";
-  EXPECT_FALSE(impl::streams_stores<Exec>(shifted_out, x, y)) << "unequally aligned: no packed path";
+  EXPECT_EQ(impl::streams_stores<Exec>(shifted_out, x, y), may_stream<TypeParam>)
+      << "unequally aligned: the output streams at its own alignment";
+  EXPECT_FALSE(impl::streams_stores<Exec>(shifted_out, shifted_out, y)) << "unequally aligned, out is an input";
   EXPECT_FALSE(impl::streams_stores<Exec>(Strided(buffer.data(), Kokkos::LayoutStride(huge / 2, 2)),
                                           Strided(buffer.data() + 1, Kokkos::LayoutStride(huge / 2, 2)),
                                           Strided(buffer.data() + 5, Kokkos::LayoutStride(huge / 2, 2))))
-      << "strided: no packed path";
+      << "strided: no packs";
   kstream::set_streaming_stores(StreamingStores::always);
   EXPECT_EQ(impl::streams_stores<Exec>(small_out, small_x, small_x), may_stream<TypeParam>) << "forced";
   kstream::set_streaming_stores(StreamingStores::never);

@@ -7,12 +7,14 @@
 //
 //   kstream::set_streaming_stores(kstream::StreamingStores::automatic);   // the default
 //
-// automatic: used on a host execution space on x86 when the call's packed path runs, the output is not one of
-//            the inputs, and the arrays together are at least twice the last-level cache (below that, the output
-//            is better left in cache for whoever reads it next);
-// always:    on every packed host call whose output is not an input (tests use it to cover the path at small n);
+// automatic: used on a host execution space on x86 when every view is contiguous, the output is not one of the
+//            inputs, and the arrays together are at least twice the last-level cache (below that, the output is
+//            better left in cache for whoever reads it next). Views at unequal alignments stream too: the output
+//            is written in 16-byte packs at its own alignment, the inputs are read at theirs;
+// always:    on every contiguous host call whose output is not an input (tests use it to cover the path at small n);
 // never:     plain stores only.
-// Device backends, non-x86 hosts, unequally aligned or strided views and aliased outputs always use plain stores.
+// Device backends, non-x86 hosts, strided views (a pack would span elements that are not the view's), outputs
+// whose element size does not tile 16 bytes and aliased outputs always use plain stores.
 // The setting is process-wide and may be changed between calls from any thread.
 #include <cstdint>
 

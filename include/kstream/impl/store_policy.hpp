@@ -52,7 +52,7 @@ std::int64_t operand_bytes(const OutView& out, const InViews&...) {
                                         (std::int64_t(sizeof(typename InViews::value_type)) + ...));
 }
 
-/// Whether a packed call on ExecSpace writes `out` with streaming stores (see kstream/streaming_stores.hpp).
+/// Whether a contiguous call on ExecSpace may write `out` with streaming stores (see kstream/streaming_stores.hpp).
 template <class ExecSpace, class OutView, class... InViews>
 bool use_streaming_stores(const OutView& out, const InViews&... ins) {
   if constexpr (is_device_execution_space_v<ExecSpace> || !KSTREAM_HOST_STREAMING_STORES) {

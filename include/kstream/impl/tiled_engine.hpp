@@ -23,7 +23,7 @@
 //
 // Device spaces launch a TeamPolicy (one team per tile). Host spaces with one-thread teams (their default) launch
 // the same functor over a RangePolicy of tile indices: each tile is one thread's plain, vectorizable loop, and
-// large packed outputs may be written with x86 non-temporal (streaming) stores (store_policy.hpp). On OpenMP's
+// large contiguous outputs may be written with x86 non-temporal (streaming) stores (store_policy.hpp). On OpenMP's
 // default instance kstream opens that region itself (opens_own_region), and a small call runs on the calling
 // thread or on only as many threads as its size pays for (host_threads_for).
 #include <Kokkos_Core.hpp>
@@ -70,6 +70,12 @@ template <class T, int W>
 struct alignas(sizeof(T) * W) Pack {
   T lane[W];
 };
+
+/// Elements of OutT in one 16-byte pack, or 1 where OutT does not tile 16 bytes (no packs of the output).
+template <class OutT>
+inline constexpr int out_pack_width = (sizeof(OutT) < std::size_t(pack_bytes) && pack_bytes % sizeof(OutT) == 0)
+                                          ? int(pack_bytes / sizeof(OutT))
+                                          : 1;
 
 /// How a thread reaches its operands (see the comment at the top of this file).
 enum class Access { packed, contiguous, strided };
@@ -171,7 +177,7 @@ struct TiledFunctor : StrideFields<Mode == Access::strided, sizeof...(InTs)>,
       run_tile<true>(tile_first, rank, team_size);
     }
     if (tile_end >= body_items) run_edges(rank, team_size, Seq{});
-    if constexpr (Mode == Access::packed && !is_device_execution_space_v<ExecSpace>) {
+    if constexpr (Mode != Access::strided && !is_device_execution_space_v<ExecSpace>) {
       if (this->streaming_stores) streaming_store_fence();  // host teams of several threads may stream too
     }
   }
@@ -184,7 +190,7 @@ struct TiledFunctor : StrideFields<Mode == Access::strided, sizeof...(InTs)>,
     const std::int64_t first = tile * tile_items(1), end = first + tile_items(1);
     local.run_host_tile(first, std::min(end, body_items), Seq{});
     if (end >= body_items) local.run_edges(0, 1, Seq{});
-    if constexpr (Mode == Access::packed) {
+    if constexpr (Mode != Access::strided) {
       if (this->streaming_stores) streaming_store_fence();  // this thread's streaming stores are visible at the join
     }
   }
@@ -205,6 +211,9 @@ struct TiledFunctor : StrideFields<Mode == Access::strided, sizeof...(InTs)>,
         return;
       }
     }
+    if constexpr (Mode == Access::contiguous && out_pack_width<OutT> != 1) {
+      if (this->streaming_stores) return stream_host_elements(first, last, Seq{});
+    }
     if constexpr (Mode == Access::strided) {
       const std::int64_t target_stride = this->out_stride;
       KSTREAM_IVDEP
@@ -215,6 +224,27 @@ struct TiledFunctor : StrideFields<Mode == Access::strided, sizeof...(InTs)>,
       KSTREAM_IVDEP
       for (std::int64_t i = begin; i < end; ++i) target[i] = this->operation()(get<Is>(in)[i]...);
     }
+  }
+
+  // Contiguous views at unequal alignments, elements [first, last) with streaming stores: the output is written
+  // in 16-byte packs at its own alignment (scalars up to the first pack boundary and after the last), each input
+  // read at whatever alignment it has (unaligned loads cost an x86 core nothing extra when they stay in a line,
+  // and little when they straddle two).
+  template <std::size_t... Is>
+  void stream_host_elements(std::int64_t first, std::int64_t last, std::index_sequence<Is...>) const {
+    constexpr int W = out_pack_width<OutT>;
+    OutT* const target = out;
+    const std::int64_t past_boundary =
+        std::int64_t(reinterpret_cast<std::uintptr_t>(target + first) % pack_bytes) / std::int64_t(sizeof(OutT));
+    const std::int64_t packs_from = std::min(last, first + (past_boundary == 0 ? 0 : W - past_boundary));
+    std::int64_t i = first;
+    for (; i < packs_from; ++i) target[i] = this->operation()(get<Is>(in)[i]...);
+    for (; i + W <= last; i += W) {
+      Pack<OutT, W> result;
+      for (int lane = 0; lane < W; ++lane) result.lane[lane] = this->operation()(get<Is>(in)[i + lane]...);
+      streaming_store(reinterpret_cast<Pack<OutT, W>*>(target + i), result);
+    }
+    for (; i < last; ++i) target[i] = this->operation()(get<Is>(in)[i]...);
   }
 
   // Loads ItemsInFlight items of every input, then computes and stores them; Guarded skips items >= body_items.
@@ -602,10 +632,20 @@ bool packable(const OutView& out, const InViews&... ins) {
   }
 }
 
-/// Whether a call on these views writes its output with streaming stores (the bench records it).
+/// Whether contiguous views at unequal alignments can stream their stores: the output moves in packs of several
+/// elements, and its address is a multiple of its element size (so a pack boundary is an element boundary).
+template <class OutView>
+bool streamable_output(const OutView& out) {
+  using OutT = typename OutView::value_type;
+  return out_pack_width<OutT> != 1 && address_of(out) % sizeof(OutT) == 0;
+}
+
+/// Whether a call on these views writes its output with streaming stores (the bench records it): contiguous views,
+/// packed, or unequally aligned with a streamable output, and the store policy's say.
 template <class ExecSpace, class OutView, class... InViews>
 bool streams_stores(const OutView& out, const InViews&... ins) {
-  return out.extent(0) > 0 && packable(out, ins...) && use_streaming_stores<ExecSpace>(out, ins...);
+  if (out.extent(0) == 0 || out.stride(0) != 1 || ((ins.stride(0) != 1) || ...)) return false;
+  return (packable(out, ins...) || streamable_output(out)) && use_streaming_stores<ExecSpace>(out, ins...);
 }
 
 /// Checks nothing (the callers do); picks the access strategy and hands the kernel to `sink` (LaunchNow: runs it).
@@ -630,10 +670,12 @@ void tiled_transform(const Sink& sink, const char* label, const ExecSpace& exec,
                                                                                            plan, out, op, ins...);
     }
   }
-  const Plan plan{{0, n, 0}, false};
-  if (out.stride(0) == 1 && ((ins.stride(0) == 1) && ...))
+  if (out.stride(0) == 1 && ((ins.stride(0) == 1) && ...)) {
+    const Plan plan{{0, n, 0}, streamable_output(out) && use_streaming_stores<ExecSpace>(out, ins...)};
     return dispatch_packs_in_flight<ExecSpace, Access::contiguous, 1, elements_per_pack>(sink, label, exec, shape, plan,
                                                                                          out, op, ins...);
+  }
+  const Plan plan{{0, n, 0}, false};
   if constexpr (is_device_execution_space_v<ExecSpace>) {
     if (strided_in_cache(exec, shape, out, ins...))
       return launch<ExecSpace, Access::strided, 1, strided_slots_in_cache<elements_per_pack>>(sink, label, exec, shape,
