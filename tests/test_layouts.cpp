@@ -2,7 +2,6 @@
 // of each operand (0..3 for float, 0..1 for double: every position inside a 16-byte pack), at sizes around pack
 // and tile edges, for every packs_in_flight; strides 1..3, equal and mixed. Tiled results are compared bit for
 // bit with the scalar reference, and the guards around every view must stay untouched.
-#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <kstream/kstream.hpp>
@@ -172,54 +171,6 @@ TYPED_TEST(LayoutTest, DefaultShapeOnTheBenchmarkLayouts) {
               "")
         << c.describe();
   }
-}
-
-// Strided device calls do their item and offset arithmetic in 32 bits when every offset fits (index_type_fits),
-// else in 64. A shape of 2^21 chunks of 32-thread teams puts a small call on the 64-bit path (one tile bounds more
-// than 2^31 items); both paths must give the same exact results, guards untouched.
-TYPED_TEST(LayoutTest, StridedCallsExactWith32And64BitOffsets) {
-  using T = typename TypeParam::value_type;
-  const TileShape device_wide{32, 1, 1 << 21};  // 32 x 32 x 2^21 > INT32_MAX: 64 bits on a device
-  const TileShape wide_tiles = on_device<TypeParam> ? device_wide : TileShape{1, 1, 1 << 21};
-  const std::int64_t n = 2 * tile_elements<TypeParam>() + 3;
-  ElementwiseCase<2> c{.n = n, .inputs = {Placement{1, 2}, Placement{0, 3}}, .out = {2, 2}};
-  using Strided = Kokkos::View<T*, Kokkos::LayoutStride, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  std::vector<T> storage(16);
-  const Strided strided(storage.data(), Kokkos::LayoutStride(std::size_t(n), 3));  // never dereferenced
-  EXPECT_FALSE(impl::index_type_fits<std::int32_t>(device_wide, strided, strided, strided));
-  EXPECT_TRUE(impl::index_type_fits<std::int32_t>(TileShape{32, 1, 2}, strided, strided, strided));
-  for (const TileShape& shape : {default_tile_shape<typename TypeParam::execution_space>(), wide_tiles}) {
-    EXPECT_EQ(run_tiled_and_naive<TypeParam>(
-                  c, [&](auto exec, auto o, auto x, auto y) { kstream::add(exec, x, y, o, shape); },
-                  [](auto exec, auto o, auto x, auto y) { kstream::naive::add(exec, x, y, o); },
-                  [](T x, T y) { return T(x + y); }),
-              "")
-        << c.describe() << " chunks_per_thread=" << shape.chunks_per_thread;
-  }
-}
-
-// The 32-bit decision: the items of the covering tiles (n plus one tile's bound of 32 x team_size x chunks) times
-// the largest stride must not pass INT32_MAX.
-TEST(StridedIndexType, ThirtyTwoBitsExactlyWhileEveryOffsetFits) {
-  using Strided =
-      Kokkos::View<float*, Kokkos::LayoutStride, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  using Contiguous = Kokkos::View<float*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  float* const nowhere = reinterpret_cast<float*>(std::uintptr_t(4096));  // never dereferenced
-  const TileShape shape{256, 1, 1};                                       // one tile bounds 8192 items
-  const std::int64_t limit = INT32_MAX;
-  const std::int64_t fits = limit / 3 - 8192;  // (fits + 8192) x 3 <= INT32_MAX
-  const Strided at_limit(nowhere, Kokkos::LayoutStride(std::size_t(fits), 3));
-  const Strided past_limit(nowhere, Kokkos::LayoutStride(std::size_t(fits + 1), 3));
-  const Contiguous long_contiguous(nowhere, std::size_t(fits + 1));
-  EXPECT_TRUE(impl::index_type_fits<std::int32_t>(shape, at_limit, at_limit));
-  EXPECT_FALSE(impl::index_type_fits<std::int32_t>(shape, past_limit, past_limit));
-  EXPECT_TRUE(impl::index_type_fits<std::int32_t>(
-      shape, Strided(nowhere, Kokkos::LayoutStride(std::size_t(fits + 1), 1)), long_contiguous))
-      << "stride 1 allows three times the elements";
-  EXPECT_FALSE(impl::index_type_fits<std::int32_t>(shape, long_contiguous, at_limit)) << "the largest stride counts";
-  EXPECT_FALSE(impl::index_type_fits<std::int32_t>(TileShape{256, 1, INT_MAX}, at_limit, at_limit))
-      << "a tile's bound past INT32_MAX";
-  EXPECT_TRUE(impl::index_type_fits<std::int64_t>(TileShape{256, 1, INT_MAX}, past_limit, past_limit));
 }
 
 // Strided calls keep every element of a pack in flight on a device when the default shape runs and the operands

@@ -14,8 +14,7 @@
 //               the first store. Same bytes in flight as the packed path (PyTorch's "unroll" policy).
 //   strided     some view has a stride != 1: like contiguous, with the strides applied (on a device with half as
 //               many elements in flight: each one already moves at least twice its bytes in sectors; slots_for;
-//               all of them when the operands fit the device's cache: strided_slots_in_cache; on a device the
-//               item and offset arithmetic is 32-bit where every offset fits: index_type_fits).
+//               all of them when the operands fit the device's cache: strided_slots_in_cache).
 //
 // The body is cut into tiles of tile_items items (packs, or single elements), one tile per team (see
 // kstream/tiling.hpp for the arithmetic). Every tile but the last runs without bounds checks; the last one checks
@@ -38,7 +37,6 @@
 #include <kstream/impl/slots.hpp>
 #include <kstream/impl/store_policy.hpp>
 #include <kstream/tiling.hpp>
-#include <limits>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -124,9 +122,8 @@ struct OpField<Op, false> {
 };
 
 /// Items: Width elements each (Width > 1 only for Access::packed). ItemsInFlight: items of every input each
-/// thread loads before it computes and stores any. Index: the integer type of a team's item and offset arithmetic
-/// (std::int64_t; std::int32_t for strided device calls whose every offset fits: index_type_fits).
-template <class ExecSpace, Access Mode, int Width, int ItemsInFlight, class Index, class Op, class OutT, class... InTs>
+/// thread loads before it computes and stores any.
+template <class ExecSpace, Access Mode, int Width, int ItemsInFlight, class Op, class OutT, class... InTs>
 struct TiledFunctor : StrideFields<Mode == Access::strided, sizeof...(InTs)>,
                       StoreFields<!is_device_execution_space_v<ExecSpace>>,
                       OpField<Op> {
@@ -172,14 +169,14 @@ struct TiledFunctor : StrideFields<Mode == Access::strided, sizeof...(InTs)>,
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
     const int rank = team.team_rank();
     const int team_size = team.team_size();
-    const Index tile_first = Index(team.league_rank()) * Index(tile_items(team_size));
-    const Index tile_end = tile_first + Index(tile_items(team_size));
-    if (tile_end <= Index(body_items)) {
+    const std::int64_t tile_first = std::int64_t(team.league_rank()) * tile_items(team_size);
+    const std::int64_t tile_end = tile_first + tile_items(team_size);
+    if (tile_end <= body_items) {
       run_tile<false>(tile_first, rank, team_size);
     } else {
       run_tile<true>(tile_first, rank, team_size);
     }
-    if (tile_end >= Index(body_items)) run_edges(rank, team_size, Seq{});
+    if (tile_end >= body_items) run_edges(rank, team_size, Seq{});
     if constexpr (Mode != Access::strided && !is_device_execution_space_v<ExecSpace>) {
       if (this->streaming_stores) streaming_store_fence();  // host teams of several threads may stream too
     }
@@ -254,31 +251,30 @@ struct TiledFunctor : StrideFields<Mode == Access::strided, sizeof...(InTs)>,
   // The chunk loop stays a loop on a GPU (unrolling it only lengthens the kernel, which a short call pays for in
   // instruction fetches; the loads of one chunk are what is in flight).
   template <bool Guarded>
-  KOKKOS_INLINE_FUNCTION void run_tile(Index tile_first, int rank, int team_size) const {
-    const Index body = Index(body_items);
+  KOKKOS_INLINE_FUNCTION void run_tile(std::int64_t tile_first, int rank, int team_size) const {
     int chunk = 0;
     KSTREAM_DEVICE_NO_UNROLL
     do {  // chunks_per_thread >= 1
-      const Index first = tile_first + Index(chunk) * ItemsInFlight * team_size + rank;
+      const std::int64_t first = tile_first + std::int64_t(chunk) * ItemsInFlight * team_size + rank;
       InputItems loaded[ItemsInFlight]{};  // value-initialized: guarded slots stay unread, but defined
       for (int slot = 0; slot < ItemsInFlight; ++slot) {
-        const Index item = first + Index(slot) * team_size;
-        if (!Guarded || item < body) load_all(loaded[slot], item, Seq{});
+        const std::int64_t item = first + std::int64_t(slot) * team_size;
+        if (!Guarded || item < body_items) load_all(loaded[slot], item, Seq{});
       }
       for (int slot = 0; slot < ItemsInFlight; ++slot) {
-        const Index item = first + Index(slot) * team_size;
-        if (!Guarded || item < body) store(item, compute(loaded[slot], Seq{}));
+        const std::int64_t item = first + std::int64_t(slot) * team_size;
+        if (!Guarded || item < body_items) store(item, compute(loaded[slot], Seq{}));
       }
     } while (++chunk < chunks_per_thread);
   }
 
   template <std::size_t... Is>
-  KOKKOS_FORCEINLINE_FUNCTION void load_all(InputItems& loaded, Index item, std::index_sequence<Is...>) const {
+  KOKKOS_FORCEINLINE_FUNCTION void load_all(InputItems& loaded, std::int64_t item, std::index_sequence<Is...>) const {
     ((get<Is>(loaded) = load<Is>(item)), ...);
   }
 
   template <std::size_t I>
-  KOKKOS_FORCEINLINE_FUNCTION auto load(Index item) const {
+  KOKKOS_FORCEINLINE_FUNCTION auto load(std::int64_t item) const {
     const auto* const data = get<I>(in);
     using T = std::remove_const_t<std::remove_pointer_t<std::remove_const_t<decltype(data)>>>;
     if constexpr (Mode == Access::packed) {
@@ -286,7 +282,7 @@ struct TiledFunctor : StrideFields<Mode == Access::strided, sizeof...(InTs)>,
     } else if constexpr (Mode == Access::contiguous) {
       return Pack<T, 1>{{data[item]}};
     } else {
-      return Pack<T, 1>{{data[item * Index(this->in_strides[I])]}};
+      return Pack<T, 1>{{data[item * this->in_strides[I]]}};
     }
   }
 
@@ -297,7 +293,7 @@ struct TiledFunctor : StrideFields<Mode == Access::strided, sizeof...(InTs)>,
     return result;
   }
 
-  KOKKOS_FORCEINLINE_FUNCTION void store(Index item, const Pack<OutT, Width>& result) const {
+  KOKKOS_FORCEINLINE_FUNCTION void store(std::int64_t item, const Pack<OutT, Width>& result) const {
     if constexpr (Mode == Access::packed) {
       auto* target = reinterpret_cast<Pack<OutT, Width>*>(out + head + item * Width);
       if constexpr (!is_device_execution_space_v<ExecSpace>) {
@@ -307,7 +303,7 @@ struct TiledFunctor : StrideFields<Mode == Access::strided, sizeof...(InTs)>,
     } else if constexpr (Mode == Access::contiguous) {
       out[item] = result.lane[0];
     } else {
-      out[item * Index(this->out_stride)] = result.lane[0];
+      out[item * this->out_stride] = result.lane[0];
     }
   }
 
@@ -483,11 +479,11 @@ int host_threads_for(const ExecSpace& exec, const TileShape& requested, const Ou
   return host_threads_of<ExecSpace>(exec.concurrency(), opens_own_region(exec), requested, out, ins...);
 }
 
-template <class ExecSpace, Access Mode, int Width, int ItemsInFlight, class Index, class Sink, class OutView, class Op,
+template <class ExecSpace, Access Mode, int Width, int ItemsInFlight, class Sink, class OutView, class Op,
           class... InViews>
 void launch(const Sink& sink, const char* label, const ExecSpace& exec, const TileShape& requested, const Plan& plan,
             const OutView& out, const Op& op, const InViews&... ins) {
-  using Functor = TiledFunctor<ExecSpace, Mode, Width, ItemsInFlight, Index, Op, typename OutView::value_type,
+  using Functor = TiledFunctor<ExecSpace, Mode, Width, ItemsInFlight, Op, typename OutView::value_type,
                                std::remove_const_t<typename InViews::value_type>...>;
   // Host calls run on the calling thread (0), some or all of exec's threads; device calls on exec.
   // (A recording runs its kernels through Kokkos Graph: all of exec's threads, Kokkos' region.)
@@ -561,20 +557,20 @@ constexpr int slots_for(int packs_in_flight) {
   return std::min(32, packs_in_flight * per_pack);
 }
 
-template <class ExecSpace, Access Mode, int Width, int ElementsPerPack, class Index = std::int64_t, class Sink,
-          class OutView, class Op, class... InViews>
+template <class ExecSpace, Access Mode, int Width, int ElementsPerPack, class Sink, class OutView, class Op,
+          class... InViews>
 void dispatch_packs_in_flight(const Sink& sink, const char* label, const ExecSpace& exec, const TileShape& shape,
                               const Plan& plan, const OutView& out, const Op& op, const InViews&... ins) {
   constexpr bool device = is_device_execution_space_v<ExecSpace>;
   switch (shape.packs_in_flight) {
     case 1:
-      return launch<ExecSpace, Mode, Width, slots_for<Mode, ElementsPerPack, device>(1), Index>(sink, label, exec, shape, plan, out, op, ins...);
+      return launch<ExecSpace, Mode, Width, slots_for<Mode, ElementsPerPack, device>(1)>(sink, label, exec, shape, plan, out, op, ins...);
     case 2:
-      return launch<ExecSpace, Mode, Width, slots_for<Mode, ElementsPerPack, device>(2), Index>(sink, label, exec, shape, plan, out, op, ins...);
+      return launch<ExecSpace, Mode, Width, slots_for<Mode, ElementsPerPack, device>(2)>(sink, label, exec, shape, plan, out, op, ins...);
     case 4:
-      return launch<ExecSpace, Mode, Width, slots_for<Mode, ElementsPerPack, device>(4), Index>(sink, label, exec, shape, plan, out, op, ins...);
+      return launch<ExecSpace, Mode, Width, slots_for<Mode, ElementsPerPack, device>(4)>(sink, label, exec, shape, plan, out, op, ins...);
     case 8:
-      return launch<ExecSpace, Mode, Width, slots_for<Mode, ElementsPerPack, device>(8), Index>(sink, label, exec, shape, plan, out, op, ins...);
+      return launch<ExecSpace, Mode, Width, slots_for<Mode, ElementsPerPack, device>(8)>(sink, label, exec, shape, plan, out, op, ins...);
     default:
       validate(shape, label);  // throws
   }
@@ -614,22 +610,6 @@ template <class ExecSpace, class OutView, class... InViews>
 bool strided_in_cache(const ExecSpace& exec, const TileShape& shape, const OutView& out, const InViews&... ins) {
   return is_device_execution_space_v<ExecSpace> && shape == default_tile_shape<ExecSpace>() &&
          spanned_bytes(out, ins...) <= device_cache_bytes(exec);
-}
-
-/// Whether Index holds every item and element offset of a strided call with this shape: the items of the tiles
-/// covering it (n plus at most one tile, itself at most 32 x team_size x chunks_per_thread items) times the
-/// largest stride. Strided device calls then do their arithmetic in 32 bits: a 64-bit multiply is several
-/// instructions on a GPU, and with one or two elements per thread a strided kernel's threads are mostly that
-/// arithmetic. Measured on the H200 (ncu, 2^20 doubles, stride 2 and 3): 64-bit, the kernels executed 1.5-2.2x
-/// the instructions of naive Kokkos' and ran up to 3 % longer (bench/results/README.md).
-template <class Index, class OutView, class... InViews>
-bool index_type_fits(const TileShape& shape, const OutView& out, const InViews&... ins) {
-  const std::int64_t limit = std::numeric_limits<Index>::max();
-  const std::int64_t stride = std::max({std::int64_t(1), std::int64_t(out.stride(0)), std::int64_t(ins.stride(0))...});
-  const std::int64_t tile_bound = std::int64_t(shape.team_size) * 32;
-  if (shape.chunks_per_thread > limit / tile_bound) return false;
-  const std::int64_t items = std::int64_t(out.extent(0)) + tile_bound * shape.chunks_per_thread;
-  return items <= limit / stride;
 }
 
 /// Pack width for these element types: 16 bytes of the common element size, or 1 (scalar) for mixed sizes.
@@ -697,17 +677,9 @@ void tiled_transform(const Sink& sink, const char* label, const ExecSpace& exec,
   }
   const Plan plan{{0, n, 0}, false};
   if constexpr (is_device_execution_space_v<ExecSpace>) {
-    // 32-bit item and offset arithmetic where it fits (index_type_fits).
-    if (index_type_fits<std::int32_t>(shape, out, ins...)) {
-      if (strided_in_cache(exec, shape, out, ins...))
-        return launch<ExecSpace, Access::strided, 1, strided_slots_in_cache<elements_per_pack>, std::int32_t>(
-            sink, label, exec, shape, plan, out, op, ins...);
-      return dispatch_packs_in_flight<ExecSpace, Access::strided, 1, elements_per_pack, std::int32_t>(
-          sink, label, exec, shape, plan, out, op, ins...);
-    }
     if (strided_in_cache(exec, shape, out, ins...))
-      return launch<ExecSpace, Access::strided, 1, strided_slots_in_cache<elements_per_pack>, std::int64_t>(
-          sink, label, exec, shape, plan, out, op, ins...);
+      return launch<ExecSpace, Access::strided, 1, strided_slots_in_cache<elements_per_pack>>(sink, label, exec, shape,
+                                                                                              plan, out, op, ins...);
   }
   dispatch_packs_in_flight<ExecSpace, Access::strided, 1, elements_per_pack>(sink, label, exec, shape, plan, out, op,
                                                                              ins...);
