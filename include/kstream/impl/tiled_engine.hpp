@@ -615,9 +615,7 @@ bool strided_in_cache(const ExecSpace& exec, const TileShape& shape, const OutVi
 /// Pack width for these element types: 16 bytes of the common element size, or 1 (scalar) for mixed sizes.
 template <class OutT, class... InTs>
 constexpr int pack_width() {
-  constexpr std::size_t size = sizeof(OutT);
-  constexpr bool same_size = ((sizeof(InTs) == size) && ...);
-  return (same_size && size < std::size_t(pack_bytes) && pack_bytes % size == 0) ? int(pack_bytes / size) : 1;
+  return ((sizeof(InTs) == sizeof(OutT)) && ...) ? out_pack_width<OutT> : 1;
 }
 
 /// The packed strategy's condition: every view contiguous and at the same address modulo 16 bytes.
