@@ -197,6 +197,44 @@ TYPED_TEST(LowPrecisionTest, AddAndFmaMatchTheDocumentedSemantics) {
   }
 }
 
+// Unequally aligned views: every pair of offsets of the first two inputs inside a pack (fma's third input at
+// another), against an aligned and an unaligned output, past a few packs and around tiles, for every
+// packs_in_flight (compute-sanitizer checks the loads on a GPU; the guards here the stores).
+TYPED_TEST(LowPrecisionTest, UnequallyAlignedAtEveryOffsetSizeAndPacksInFlight) {
+  using T = typename TypeParam::value_type;
+  constexpr std::int64_t per_pack = 16 / sizeof(T);
+  std::uint64_t seed = 1000;
+  for (const int packs : supported_packs_in_flight) {
+    const TileShape shape{on_device<TypeParam> ? 32 : 1, packs, 2};
+    const std::int64_t tile = shape.tile_packs() * per_pack;
+    for (const std::int64_t n : {3 * per_pack + 5, tile + 1, 2 * tile + per_pack + 3}) {
+      for (const std::int64_t out_offset : {std::int64_t(0), per_pack - 3}) {
+        for (std::int64_t first = 0; first < per_pack; ++first) {
+          for (std::int64_t second = 0; second < per_pack; ++second) {
+            const std::string what = " n=" + std::to_string(n) + " packs_in_flight=" + std::to_string(packs) +
+                                     " offsets " + std::to_string(first) + ", " + std::to_string(second) + " -> " +
+                                     std::to_string(out_offset);
+            ++seed;
+            EXPECT_EQ(
+                (run<TypeParam, 2>(
+                    n, {{first, 1}, {second, 1}, {out_offset, 1}}, false, seed,
+                    [&](auto exec, const auto& v) { kstream::add(exec, v[0], v[1], v[2], shape); }, add_reference<T>)),
+                "")
+                << "add" << what;
+            const std::int64_t third = (first + second + 1) % per_pack;
+            EXPECT_EQ((run<TypeParam, 3>(
+                          n, {{first, 1}, {second, 1}, {third, 1}, {out_offset, 1}}, false, seed,
+                          [&](auto exec, const auto& v) { kstream::fma(exec, v[0], v[1], v[2], v[3], shape); },
+                          fma_reference<T>)),
+                      "")
+                << "fma" << what << " (third input at " << third << ")";
+          }
+        }
+      }
+    }
+  }
+}
+
 struct FmaThroughTransform {
   template <class T>
   KOKKOS_INLINE_FUNCTION T operator()(T a, T b, T c) const {
