@@ -81,19 +81,25 @@ struct Raw {
 /// Raw's code (one element per thread) with the field layout of kstream's strided functor for fma: a stride per
 /// view ahead of the pointers, then the tile fields (80 bytes against Raw's 48): whether the parameter block's size
 /// alone costs.
-template <class T, bool Fma>
-struct RawWide {
+template <class T>
+struct WideFields {
   std::int64_t out_stride, in_strides[3];
   T* out;
   const T* x;
   const T* y;
   const T* z;
-  std::int64_t n;
-  int chunks = 1;
+  std::int64_t body_items;
+  int chunks_per_thread = 1;
   std::int16_t head = 0, tail = 0;
+};
+
+template <class T, bool Fma>
+struct RawWide : WideFields<T> {
+  using WideFields<T>::out_stride, WideFields<T>::in_strides, WideFields<T>::out, WideFields<T>::x, WideFields<T>::y,
+      WideFields<T>::z;
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const std::int64_t i = std::int64_t(team.league_rank()) * team.team_size() + team.team_rank();
-    if (i >= n) return;
+    if (i >= this->body_items) return;
     if constexpr (Fma) {
       out[i * out_stride] = x[i * in_strides[0]] * y[i * in_strides[1]] + z[i * in_strides[2]];
     } else {
@@ -105,15 +111,9 @@ struct RawWide {
 /// kstream's strided kernel rebuilt in place, its features switched: Split (an unguarded loop for full tiles, a
 /// guarded one for the last) and Loop (the chunk loop, run once here). <true, true> is kstream's structure.
 template <class T, bool Fma, bool Split, bool Loop>
-struct KLike {
-  std::int64_t out_stride, in_strides[3];
-  T* out;
-  const T* x;
-  const T* y;
-  const T* z;
-  std::int64_t body_items;
-  int chunks_per_thread = 1;
-  std::int16_t head = 0, tail = 0;
+struct KLike : WideFields<T> {
+  using WideFields<T>::out_stride, WideFields<T>::in_strides, WideFields<T>::out, WideFields<T>::x, WideFields<T>::y,
+      WideFields<T>::z, WideFields<T>::body_items, WideFields<T>::chunks_per_thread;
   KOKKOS_FORCEINLINE_FUNCTION std::int64_t tile_items(int team_size) const {
     return std::int64_t(team_size) * chunks_per_thread;
   }
@@ -198,13 +198,18 @@ void run(std::int64_t n, std::int64_t s) {
     });
   };
   const kstream::TileShape t128{128, 1, 1}, p4{256, 4, 1};
-  const RawWide<T, Fma> wide{s, {s, s, s}, po.data(), px.data(), py.data(), pz.data(), n};
-  const KLike<T, Fma, true, true> k11{s, {s, s, s}, po.data(), px.data(), py.data(), pz.data(), n};
-  const KLike<T, Fma, true, false> k10{s, {s, s, s}, po.data(), px.data(), py.data(), pz.data(), n};
-  const KLike<T, Fma, false, true> k01{s, {s, s, s}, po.data(), px.data(), py.data(), pz.data(), n};
-  const KLike<T, Fma, false, false> k00{s, {s, s, s}, po.data(), px.data(), py.data(), pz.data(), n};
+  const WideFields<T> fields{s, {s, s, s}, po.data(), px.data(), py.data(), pz.data(), n};
+  const RawWide<T, Fma> wide{fields};
+  const KLike<T, Fma, true, true> k11{fields};
+  const KLike<T, Fma, true, false> k10{fields};
+  const KLike<T, Fma, false, true> k01{fields};
+  const KLike<T, Fma, false, false> k00{fields};
   const int league128 = int((n + 127) / 128), league256 = int((n + 255) / 256), league512 = int((n + 511) / 512),
             league1024 = int((n + 1023) / 1024);
+  // A TeamPolicy launch of `f`, repeated.
+  auto team_call = [&](const char* label, int league, int team_size, auto f) {
+    return repeat([=] { Kokkos::parallel_for(label, Kokkos::TeamPolicy<Exec>(exec, league, team_size), f); });
+  };
   std::vector<std::pair<const char*, std::function<void()>>> vs = {
       {"naive", repeat([=] {
          if constexpr (Fma) {
@@ -216,26 +221,18 @@ void run(std::int64_t n, std::int64_t s) {
       {"kstream", kstream_call(kstream::default_tile_shape<Exec>())},
       {"kstream_t128", kstream_call(t128)},
       {"kstream_p4", kstream_call(p4)},
-      {"team_wide256",
-       repeat([=] { Kokkos::parallel_for("team_wide256", Kokkos::TeamPolicy<Exec>(exec, league256, 256), wide); })},
-      {"klike_split_loop",
-       repeat([=] { Kokkos::parallel_for("k11", Kokkos::TeamPolicy<Exec>(exec, league256, 256), k11); })},
-      {"klike_split",
-       repeat([=] { Kokkos::parallel_for("k10", Kokkos::TeamPolicy<Exec>(exec, league256, 256), k10); })},
-      {"klike_loop", repeat([=] { Kokkos::parallel_for("k01", Kokkos::TeamPolicy<Exec>(exec, league256, 256), k01); })},
-      {"klike_plain",
-       repeat([=] { Kokkos::parallel_for("k00", Kokkos::TeamPolicy<Exec>(exec, league256, 256), k00); })},
+      {"team_wide256", team_call("team_wide256", league256, 256, wide)},
+      {"klike_split_loop", team_call("k11", league256, 256, k11)},
+      {"klike_split", team_call("k10", league256, 256, k10)},
+      {"klike_loop", team_call("k01", league256, 256, k01)},
+      {"klike_plain", team_call("k00", league256, 256, k00)},
       {"range_raw", repeat([=] {
          Kokkos::parallel_for("range_raw", Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, n), raw);
        })},
-      {"team_raw128",
-       repeat([=] { Kokkos::parallel_for("team_raw128", Kokkos::TeamPolicy<Exec>(exec, league128, 128), raw); })},
-      {"team_raw256",
-       repeat([=] { Kokkos::parallel_for("team_raw256", Kokkos::TeamPolicy<Exec>(exec, league256, 256), raw); })},
-      {"team_raw256x4",
-       repeat([=] { Kokkos::parallel_for("team_raw256x4", Kokkos::TeamPolicy<Exec>(exec, league1024, 256), raw4); })},
-      {"team_raw256x2",
-       repeat([=] { Kokkos::parallel_for("team_raw256x2", Kokkos::TeamPolicy<Exec>(exec, league512, 256), raw2); })},
+      {"team_raw128", team_call("team_raw128", league128, 128, raw)},
+      {"team_raw256", team_call("team_raw256", league256, 256, raw)},
+      {"team_raw256x4", team_call("team_raw256x4", league1024, 256, raw4)},
+      {"team_raw256x2", team_call("team_raw256x2", league512, 256, raw2)},
       {"cuda_raw128", repeat([=] { cuda_raw<<<unsigned(league128), 128, 0, exec.cuda_stream()>>>(raw); })},
   };
   if (once()) {
