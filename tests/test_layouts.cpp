@@ -205,5 +205,48 @@ TEST(StridedInCache, OnlyTheDefaultDeviceShapeOnOperandsWithinTheDeviceCache) {
   }
 }
 
+// The shifted strategy's partition (tiled_engine.hpp, shifted_partition): for 2-byte elements at every address
+// offset of the output and two inputs and every n up to 80, every load (one or two aligned 16-byte input packs per
+// output pack) lies inside its input view and is 16-byte aligned, every output pack lies inside the output and
+// is aligned, and head + body + tail cover n. Pure address arithmetic: runs on every build.
+TEST(ShiftedPartition, EveryAlignedPackStaysInsideItsView) {
+  using T = std::int16_t;
+  constexpr int W = 8;
+  using View = Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  alignas(16) static T storage[3][128];
+  int with_body = 0;
+  for (int out_offset = 0; out_offset < W; ++out_offset) {
+    for (int x_offset = 0; x_offset < W; ++x_offset) {
+      for (int y_offset = 0; y_offset < W; ++y_offset) {
+        for (std::int64_t n = 0; n <= 80; ++n) {
+          const View out(storage[0] + out_offset, n), x(storage[1] + x_offset, n), y(storage[2] + y_offset, n);
+          const impl::Partition part = impl::shifted_partition<W>(out, x, y);
+          const std::string what = "n=" + std::to_string(n) + " offsets out " + std::to_string(out_offset) + " x " +
+                                   std::to_string(x_offset) + " y " + std::to_string(y_offset);
+          if (part.body_items == 0) continue;
+          ++with_body;
+          ASSERT_EQ(part.head + part.body_items * W + part.tail, n) << what;
+          ASSERT_GE(part.head, 0) << what;
+          ASSERT_LT(part.head, 2 * W) << what;
+          ASSERT_LT(part.tail, 2 * W) << what;
+          for (std::int64_t p = 0; p < part.body_items; ++p) {
+            const std::int64_t e = part.head + p * W;
+            ASSERT_EQ(reinterpret_cast<std::uintptr_t>(out.data() + e) % 16, 0u) << what;
+            ASSERT_LE(e + W, n) << what;
+            for (const View* in : {&x, &y}) {
+              const int shift = impl::input_shift(*in, part.head);
+              const std::int64_t first = e - shift, end = first + (shift == 0 ? W : 2 * W);
+              ASSERT_EQ(reinterpret_cast<std::uintptr_t>(in->data() + first) % 16, 0u) << what;
+              ASSERT_GE(first, 0) << what;
+              ASSERT_LE(end, n) << what;
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(with_body, 20000);  // most cases past a few packs run the shifted body
+}
+
 }  // namespace
 }  // namespace kstream::test

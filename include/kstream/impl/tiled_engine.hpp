@@ -12,6 +12,15 @@
 //               block-strided across the team (element tile_first + slot * team_size + rank): each load
 //               instruction of a warp reads 32 adjacent elements (coalesced), and all loads are issued before
 //               the first store. Same bytes in flight as the packed path (PyTorch's "unroll" policy).
+//   shifted     (devices, elements of 1-2 bytes) every view contiguous, not equally aligned: each thread writes
+//               whole 16-byte packs of the output at the output's alignment and builds each input's pack from
+//               the two aligned 16-byte packs that hold its elements, shifted in registers by the input's offset
+//               (a thread's second pack is the next thread's first: L1 serves it). The body stops where those
+//               packs would reach outside an input; the rest are head and tail scalars, as packed. Measured on
+//               the H200 at 2^28, half, x + 1, y + 2, out + 3 (bench/diagnostics/shifted_packs.cpp): add 4089
+//               GB/s, fma 4365, 0.94x / 0.98x their aligned packs, where the contiguous strategy (2-byte loads
+//               move 64 bytes per warp request) ran 3699 / 3832; floats run 0.90-0.97x as fast shifted as
+//               contiguous, so they stay there.
 //   strided     some view has a stride != 1: like contiguous, with the strides applied (on a device with half as
 //               many elements in flight: each one already moves at least twice its bytes in sectors; slots_for;
 //               all of them when the operands fit the device's cache: strided_slots_in_cache).
@@ -56,11 +65,14 @@
 #define KSTREAM_IVDEP
 #endif
 
-// Keeps a loop rolled in device code (CUDA, HIP); nothing on the host.
+// Keeps a loop rolled in device code (CUDA, HIP), or unrolls it (a loop over register arrays: rolled, the arrays
+// would live in local memory); nothing on the host.
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
 #define KSTREAM_DEVICE_NO_UNROLL _Pragma("unroll 1")
+#define KSTREAM_DEVICE_UNROLL _Pragma("unroll")
 #else
 #define KSTREAM_DEVICE_NO_UNROLL
+#define KSTREAM_DEVICE_UNROLL
 #endif
 
 namespace kstream::impl {
@@ -78,7 +90,12 @@ inline constexpr int out_pack_width = (sizeof(OutT) < std::size_t(pack_bytes) &&
                                           : 1;
 
 /// How a thread reaches its operands (see the comment at the top of this file).
-enum class Access { packed, contiguous, strided };
+enum class Access { packed, contiguous, shifted, strided };
+
+/// Whether a strategy moves whole packs of the output (and has head and tail scalars).
+constexpr bool moves_packs(Access mode) {
+  return mode == Access::packed || mode == Access::shifted;
+}
 
 /// How the n elements split into scalar head, body items (packs or single elements) and scalar tail.
 struct Partition {
@@ -95,6 +112,15 @@ struct StrideFields {
 };
 template <std::size_t Inputs>
 struct StrideFields<false, Inputs> {};
+
+/// Each input's offset, in elements, from the 16-byte boundary before its element at the output's first pack
+/// boundary (Access::shifted only).
+template <bool Shifted, std::size_t Inputs>
+struct ShiftFields {
+  std::int8_t shift[Inputs] = {};
+};
+template <std::size_t Inputs>
+struct ShiftFields<false, Inputs> {};
 
 /// Whether a host call streams its packed stores (store_policy.hpp); a device call never does.
 template <bool Host>
@@ -121,18 +147,46 @@ struct OpField<Op, false> {
   Op op_;
 };
 
-/// Items: Width elements each (Width > 1 only for Access::packed). ItemsInFlight: items of every input each
-/// thread loads before it computes and stores any.
+/// Lanes S..W-1 of a, then lanes 0..S-1 of b: the W elements that start S elements into a (S known at compile
+/// time, so every lane stays in a register).
+template <int S, class T, int W>
+KOKKOS_FORCEINLINE_FUNCTION Pack<T, W> funnel(const Pack<T, W>& a, const Pack<T, W>& b) {
+  Pack<T, W> r;
+  for (int j = 0; j < W; ++j) r.lane[j] = j + S < W ? a.lane[j + S] : b.lane[j + S - W];
+  return r;
+}
+
+/// The two aligned 16-byte packs that hold one shifted pack's elements (Access::shifted).
+template <class T, int W>
+struct PackPair {
+  Pack<T, W> first, second;
+};
+
+/// funnel<shift>(a, b) for a shift known only at run time (the same in every thread: no divergence).
+template <class T, int W, int... S>
+KOKKOS_FORCEINLINE_FUNCTION Pack<T, W> shifted_pack(const Pack<T, W>& a, const Pack<T, W>& b, int shift,
+                                                    std::integer_sequence<int, S...>) {
+  Pack<T, W> r = a;
+  static_cast<void>(((shift == S ? (r = impl::funnel<S>(a, b), true) : false) || ...));
+  return r;
+}
+
+/// Items: Width elements each (Width > 1 only for Access::packed and Access::shifted). ItemsInFlight: items of
+/// every input each thread loads before it computes and stores any.
 template <class ExecSpace, Access Mode, int Width, int ItemsInFlight, class Op, class OutT, class... InTs>
 struct TiledFunctor : StrideFields<Mode == Access::strided, sizeof...(InTs)>,
+                      ShiftFields<Mode == Access::shifted, sizeof...(InTs)>,
                       StoreFields<!is_device_execution_space_v<ExecSpace>>,
                       OpField<Op> {
-  static_assert(Mode == Access::packed || Width == 1, "only the packed strategy moves several elements per item");
+  static_assert(moves_packs(Mode) || Width == 1,
+                "only the packed and shifted strategies move several elements per item");
+  static_assert(Mode != Access::shifted || is_device_execution_space_v<ExecSpace>, "shifted packs run on devices");
   static_assert(Width <= INT16_MAX, "head and tail are 16-bit");
   using Seq = std::index_sequence_for<InTs...>;
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   using InputPointers = Slots<Seq, const InTs*...>;
   using InputItems = Slots<Seq, Pack<InTs, Width>...>;
+  using RawItems = Slots<Seq, PackPair<InTs, Width>...>;  // Access::shifted
 
   // On a GPU the functor is the kernel's parameter block, and the first read of each of its 64-byte lines costs
   // a constant-cache miss when the kernel starts; a short call (a node of a recorded chain) is little more than
@@ -147,7 +201,7 @@ struct TiledFunctor : StrideFields<Mode == Access::strided, sizeof...(InTs)>,
   InputPointers in;
   std::int64_t body_items;
   int chunks_per_thread;
-  std::int16_t head;  // scalars before the packed body (packed strategy; fewer than Width)
+  std::int16_t head;  // scalars before the body of packs (packed: fewer than Width; shifted: 2 Width)
   std::int16_t tail;  // scalars after it
 
   TiledFunctor(OutT* out_, InputPointers in_, const Partition& part, int chunks, const Op& op_)
@@ -169,16 +223,30 @@ struct TiledFunctor : StrideFields<Mode == Access::strided, sizeof...(InTs)>,
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
     const int rank = team.team_rank();
     const int team_size = team.team_size();
-    const std::int64_t tile_first = std::int64_t(team.league_rank()) * tile_items(team_size);
-    const std::int64_t tile_end = tile_first + tile_items(team_size);
-    if (tile_end <= body_items) {
-      run_tile<false>(tile_first, rank, team_size);
+    if constexpr (Mode == Access::shifted && sizeof...(InTs) >= 3) {
+      // Shifted packs of three or more inputs: every aligned pack loaded before any is shifted (run_one_pass).
+      // Measured on the H200 (bench/diagnostics/shifted_packs.cpp, half fma at a + 1, b + 2, c + 3, out + 1,
+      // 2^28): 4367 GB/s, 0.99x the aligned packs, against 3652 with each input shifted as it is loaded. With
+      // two inputs the other way round: half add ran 4126 GB/s shifting as it loads (32 registers, 8 teams of
+      // 256 per multiprocessor) and 3314 loading first (34 registers, 6 teams), so add takes the tiles below.
+      KSTREAM_DEVICE_NO_UNROLL
+      for (int chunk = 0; chunk < chunks_per_thread; ++chunk)
+        run_one_pass((std::int64_t(team.league_rank()) * chunks_per_thread + chunk) * ItemsInFlight * team_size + rank,
+                     team_size);
+      if ((std::int64_t(team.league_rank()) + 1) * tile_items(team_size) >= body_items)
+        run_edges(rank, team_size, Seq{});
     } else {
-      run_tile<true>(tile_first, rank, team_size);
-    }
-    if (tile_end >= body_items) run_edges(rank, team_size, Seq{});
-    if constexpr (Mode != Access::strided && !is_device_execution_space_v<ExecSpace>) {
-      if (this->streaming_stores) streaming_store_fence();  // host teams of several threads may stream too
+      const std::int64_t tile_first = std::int64_t(team.league_rank()) * tile_items(team_size);
+      const std::int64_t tile_end = tile_first + tile_items(team_size);
+      if (tile_end <= body_items) {
+        run_tile<false>(tile_first, rank, team_size);
+      } else {
+        run_tile<true>(tile_first, rank, team_size);
+      }
+      if (tile_end >= body_items) run_edges(rank, team_size, Seq{});
+      if constexpr (Mode != Access::strided && !is_device_execution_space_v<ExecSpace>) {
+        if (this->streaming_stores) streaming_store_fence();  // host teams of several threads may stream too
+      }
     }
   }
 
@@ -257,15 +325,60 @@ struct TiledFunctor : StrideFields<Mode == Access::strided, sizeof...(InTs)>,
     do {  // chunks_per_thread >= 1
       const std::int64_t first = tile_first + std::int64_t(chunk) * ItemsInFlight * team_size + rank;
       InputItems loaded[ItemsInFlight]{};  // value-initialized: guarded slots stay unread, but defined
+      KSTREAM_DEVICE_UNROLL
       for (int slot = 0; slot < ItemsInFlight; ++slot) {
         const std::int64_t item = first + std::int64_t(slot) * team_size;
         if (!Guarded || item < body_items) load_all(loaded[slot], item, Seq{});
       }
+      KSTREAM_DEVICE_UNROLL
       for (int slot = 0; slot < ItemsInFlight; ++slot) {
         const std::int64_t item = first + std::int64_t(slot) * team_size;
         if (!Guarded || item < body_items) store(item, compute(loaded[slot], Seq{}));
       }
     } while (++chunk < chunks_per_thread);
+  }
+
+  // One pass of the shifted strategy: ItemsInFlight items from `first` on, team_size apart, every one guarded,
+  // every aligned pack loaded before the first shift (a shift branches on the input's offset, and a load after
+  // it waits for the loads before it).
+  KOKKOS_INLINE_FUNCTION void run_one_pass(std::int64_t first, int team_size) const {
+    RawItems raw[ItemsInFlight]{};
+    KSTREAM_DEVICE_UNROLL
+    for (int slot = 0; slot < ItemsInFlight; ++slot) {
+      const std::int64_t item = first + std::int64_t(slot) * team_size;
+      if (item < body_items) load_pairs(raw[slot], item, Seq{});
+    }
+    KSTREAM_DEVICE_UNROLL
+    for (int slot = 0; slot < ItemsInFlight; ++slot) {
+      const std::int64_t item = first + std::int64_t(slot) * team_size;
+      if (item < body_items) store(item, compute(shift_all(raw[slot], Seq{}), Seq{}));
+    }
+  }
+
+  template <std::size_t... Is>
+  KOKKOS_FORCEINLINE_FUNCTION void load_pairs(RawItems& raw, std::int64_t item, std::index_sequence<Is...>) const {
+    ((get<Is>(raw) = load_pair<Is>(item)), ...);
+  }
+
+  // Input I's two aligned packs around item `item`'s elements (the second only where the input is shifted).
+  template <std::size_t I>
+  KOKKOS_FORCEINLINE_FUNCTION auto load_pair(std::int64_t item) const {
+    const auto* const data = get<I>(in);
+    using T = std::remove_const_t<std::remove_pointer_t<std::remove_const_t<decltype(data)>>>;
+    const int shift = this->shift[I];
+    const auto* aligned = reinterpret_cast<const Pack<T, Width>*>(data + head + item * Width - shift);
+    PackPair<T, Width> pair{aligned[0], {}};
+    if (shift != 0) pair.second = aligned[1];
+    return pair;
+  }
+
+  template <std::size_t... Is>
+  KOKKOS_FORCEINLINE_FUNCTION InputItems shift_all(const RawItems& raw, std::index_sequence<Is...>) const {
+    InputItems shifted;
+    ((get<Is>(shifted) = shifted_pack(get<Is>(raw).first, get<Is>(raw).second, int(this->shift[Is]),
+                                      std::make_integer_sequence<int, Width>{})),
+     ...);
+    return shifted;
   }
 
   template <std::size_t... Is>
@@ -279,6 +392,12 @@ struct TiledFunctor : StrideFields<Mode == Access::strided, sizeof...(InTs)>,
     using T = std::remove_const_t<std::remove_pointer_t<std::remove_const_t<decltype(data)>>>;
     if constexpr (Mode == Access::packed) {
       return *reinterpret_cast<const Pack<T, Width>*>(data + head + item * Width);
+    } else if constexpr (Mode == Access::shifted) {
+      const int shift = this->shift[I];
+      const auto* aligned = reinterpret_cast<const Pack<T, Width>*>(data + head + item * Width - shift);
+      const Pack<T, Width> first = aligned[0];
+      if (shift == 0) return first;
+      return shifted_pack(first, aligned[1], shift, std::make_integer_sequence<int, Width>{});
     } else if constexpr (Mode == Access::contiguous) {
       return Pack<T, 1>{{data[item]}};
     } else {
@@ -294,7 +413,7 @@ struct TiledFunctor : StrideFields<Mode == Access::strided, sizeof...(InTs)>,
   }
 
   KOKKOS_FORCEINLINE_FUNCTION void store(std::int64_t item, const Pack<OutT, Width>& result) const {
-    if constexpr (Mode == Access::packed) {
+    if constexpr (moves_packs(Mode)) {
       auto* target = reinterpret_cast<Pack<OutT, Width>*>(out + head + item * Width);
       if constexpr (!is_device_execution_space_v<ExecSpace>) {
         if (this->streaming_stores) return streaming_store(target, result);
@@ -307,9 +426,9 @@ struct TiledFunctor : StrideFields<Mode == Access::strided, sizeof...(InTs)>,
     }
   }
 
-  // Head and tail scalars (packed path only, where every stride is 1): fewer than 2 W elements in all. A rolled
-  // loop on a GPU: unrolled, the compiler computed its trip count (an integer division) and addresses in every
-  // team's prologue, for the last team's few scalars.
+  // Head and tail scalars (packed and shifted strategies, where every stride is 1; the others have none): fewer
+  // than 2 W elements in all (shifted: 4 W). A rolled loop on a GPU: unrolled, the compiler computed its trip
+  // count (an integer division) and addresses in every team's prologue, for the last team's few scalars.
   template <std::size_t... Is>
   KOKKOS_INLINE_FUNCTION void run_edges(int rank, int team_size, std::index_sequence<Is...>) const {
     const int edge_elements = head + tail;
@@ -331,6 +450,14 @@ struct Plan {
   Partition part;
   bool streaming_stores;
 };
+
+/// Elements from the 16-byte boundary at or before `view`'s element `e` to that element (views whose address is a
+/// multiple of their element size).
+template <class View>
+std::int8_t input_shift(const View& view, std::int64_t e) {
+  using T = typename View::value_type;
+  return std::int8_t(((address_of(view) + std::uintptr_t(e) * sizeof(T)) % pack_bytes) / sizeof(T));
+}
 
 /// Where a kernel goes: LaunchNow runs it (Kokkos::parallel_for); kstream/record.hpp appends it to a graph instead.
 struct LaunchNow {
@@ -509,6 +636,10 @@ void launch(const Sink& sink, const char* label, const ExecSpace& exec, const Ti
     const std::int64_t strides[] = {std::int64_t(ins.stride(0))...};
     for (std::size_t i = 0; i < sizeof...(InViews); ++i) functor.in_strides[i] = strides[i];
   }
+  if constexpr (Mode == Access::shifted) {
+    const std::int8_t shifts[] = {input_shift(ins, plan.part.head)...};
+    for (std::size_t i = 0; i < sizeof...(InViews); ++i) functor.shift[i] = shifts[i];
+  }
   if constexpr (!is_device_execution_space_v<ExecSpace>) functor.streaming_stores = plan.streaming_stores;
   if (requested != default_tile_shape<ExecSpace>()) {  // a default shape is known to fit; others are checked first
     const int team_size_max =
@@ -552,7 +683,7 @@ void launch(const Sink& sink, const char* label, const ExecSpace& exec, const Ti
 /// cache: strided_slots_in_cache.)
 template <Access Mode, int ElementsPerPack, bool Device>
 constexpr int slots_for(int packs_in_flight) {
-  if (Mode == Access::packed) return packs_in_flight;
+  if (moves_packs(Mode)) return packs_in_flight;
   const int per_pack = (Mode == Access::strided && Device) ? std::max(1, ElementsPerPack / 2) : ElementsPerPack;
   return std::min(32, packs_in_flight * per_pack);
 }
@@ -646,6 +777,35 @@ bool streams_stores(const OutView& out, const InViews&... ins) {
   return (packable(out, ins...) || streamable_output(out)) && use_streaming_stores<ExecSpace>(out, ins...);
 }
 
+/// Whether unequally aligned contiguous views run as shifted packs: on devices, for elements of fewer than 4 bytes
+/// (measured: bench/diagnostics/shifted_packs.cpp; see the comment at the top of this file).
+template <class ExecSpace, class OutT>
+constexpr bool shifts_packs() {
+  return is_device_execution_space_v<ExecSpace> && sizeof(OutT) < 4;
+}
+
+/// The shifted strategy's partition of n elements: the body starts at the output's first 16-byte boundary, or one
+/// pack later where an input's first aligned pack would begin before its first element, and ends where the last
+/// pack's second aligned input packs still end inside every input; the rest are head and tail scalars. An empty
+/// body (body_items = 0) where some view is not contiguous or its address not a multiple of its element size, or
+/// n is too small: the caller then takes the contiguous strategy.
+template <int W, class OutView, class... InViews>
+Partition shifted_partition(const OutView& out, const InViews&... ins) {
+  using OutT = typename OutView::value_type;
+  const std::int64_t n = std::int64_t(out.extent(0));
+  const auto element_aligned = [](const auto& v) {
+    return v.stride(0) == 1 && address_of(v) % sizeof(typename std::decay_t<decltype(v)>::value_type) == 0;
+  };
+  if (!element_aligned(out) || !(element_aligned(ins) && ...)) return {0, 0, n};
+  const std::int64_t boundary = ((pack_bytes - address_of(out) % pack_bytes) % pack_bytes) / sizeof(OutT);
+  const int largest_shift = std::max({int(input_shift(ins, boundary))...});
+  const std::int64_t first = boundary + (boundary < largest_shift ? W : 0);
+  // Last pack p: its input packs end at element first + (p + 1) W - shift + W - 1 <= n - 1 for every shift > 0.
+  const std::int64_t body = std::max<std::int64_t>(0, (n - first - W) / W);
+  if (body == 0) return {0, 0, n};
+  return {first, body, n - first - body * W};
+}
+
 /// Checks nothing (the callers do); picks the access strategy and hands the kernel to `sink` (LaunchNow: runs it).
 /// n == 0 launches nothing.
 template <class ExecSpace, class Sink, class OutView, class Op, class... InViews>
@@ -668,6 +828,12 @@ void tiled_transform(const Sink& sink, const char* label, const ExecSpace& exec,
       return dispatch_packs_in_flight<ExecSpace, Access::packed, width, elements_per_pack>(sink, label, exec, shape,
                                                                                            plan, out, op, ins...);
     }
+  }
+  if constexpr (shifts_packs<ExecSpace, OutT>() && width > 1) {
+    const Partition part = shifted_partition<width>(out, ins...);
+    if (part.body_items > 0)
+      return dispatch_packs_in_flight<ExecSpace, Access::shifted, width, elements_per_pack>(
+          sink, label, exec, shape, {part, false}, out, op, ins...);
   }
   if (out.stride(0) == 1 && ((ins.stride(0) == 1) && ...)) {
     const Plan plan{{0, n, 0}, streaming};  // unequally aligned: streaming only with a streamable_output
