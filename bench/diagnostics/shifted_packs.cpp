@@ -15,9 +15,9 @@
 //
 // Measured on the H200, 2026-12-01 (bench/results/2026-12-01_H200_shifted_packs_57f553d.txt), 2^28: half add
 // 4190 GB/s shifted against 3699 for kstream's contiguous strategy (aligned packs 4348), half fma 4335 against
-// 3832 (4440); float shifted ran 0.90-0.97x the contiguous strategy. Built into the engine (branch
-// experiment/shifted-packs, bench/results/README.md) the same idea lost what the minimal kernel won: register
-// counts above 32 (fewer teams per multiprocessor) or loads serialized behind the shifts' branches.
+// 3832 (4440); float shifted ran 0.90-0.97x the contiguous strategy. The engine's shifted strategy (c7df365)
+// came out of it: with it the "kstream" rows of half read add 4089, fma 4365
+// (bench/results/2026-12-01_H200_shifted_packs_c7df365.txt); the shifted kernel here stays as the reference.
 //
 //   (build as bench/diagnostics/strided_kernels.cpp, with this file)
 //   shifted_packs [log2 n = 28]
