@@ -2,6 +2,7 @@
 // of each operand (0..3 for float, 0..1 for double: every position inside a 16-byte pack), at sizes around pack
 // and tile edges, for every packs_in_flight; strides 1..3, equal and mixed. Tiled results are compared bit for
 // bit with the scalar reference, and the guards around every view must stay untouched.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <kstream/kstream.hpp>
@@ -173,6 +174,31 @@ TYPED_TEST(LayoutTest, DefaultShapeOnTheBenchmarkLayouts) {
   }
 }
 
+// Strided operands spanning more than a device's cache, default shape: on a device every element type runs one
+// element per index (StridedElements), floats included; on a host the tile path (device_cache_bytes is 0 there,
+// so the size is the tile-spanning one). Equal and unequal strides, an odd tail.
+TYPED_TEST(LayoutTest, DefaultShapeOnStridedOperandsBeyondTheDeviceCache) {
+  using T = typename TypeParam::value_type;
+  const std::int64_t cache = impl::device_cache_bytes(typename TypeParam::execution_space());
+  // fma's four operands at stride 3 span 12 n sizeof(T) bytes: a third past the cache.
+  const std::int64_t n =
+      std::max<std::int64_t>(3 * tile_elements<TypeParam>(), cache / (9 * std::int64_t(sizeof(T)))) + 7;
+  ElementwiseCase<3> fma_case{.n = n, .inputs = {Placement{0, 3}, Placement{1, 3}, Placement{2, 3}}, .out = {1, 3}};
+  EXPECT_EQ(run_tiled_and_naive<TypeParam>(
+                fma_case, [](auto exec, auto o, auto a, auto b, auto c) { kstream::fma(exec, a, b, c, o); },
+                [](auto exec, auto o, auto a, auto b, auto c) { kstream::naive::fma(exec, a, b, c, o); },
+                [](T a, T b, T c) { return std::fma(a, b, c); }),
+            "")
+      << fma_case.describe();
+  ElementwiseCase<2> add_case{.n = n, .inputs = {Placement{3, 2}, Placement{0, 3}}, .out = {2, 4}};
+  EXPECT_EQ(run_tiled_and_naive<TypeParam>(
+                add_case, [](auto exec, auto o, auto x, auto y) { kstream::add(exec, x, y, o); },
+                [](auto exec, auto o, auto x, auto y) { kstream::naive::add(exec, x, y, o); },
+                [](T x, T y) { return T(x + y); }),
+            "")
+      << add_case.describe();
+}
+
 // Strided calls keep every element of a pack in flight on a device when the default shape runs and the operands
 // span at most the device's cache (tiled_engine.hpp, strided_slots_in_cache); anywhere else half of them.
 TEST(StridedInCache, OnlyTheDefaultDeviceShapeOnOperandsWithinTheDeviceCache) {
@@ -202,6 +228,38 @@ TEST(StridedInCache, OnlyTheDefaultDeviceShapeOnOperandsWithinTheDeviceCache) {
     EXPECT_TRUE(impl::strided_in_cache(exec, shape, small, small, small));
     EXPECT_FALSE(impl::strided_in_cache(exec, TileShape{128, 1, 1}, small, small, small));
     EXPECT_FALSE(impl::strided_in_cache(exec, shape, wide, small));
+  }
+}
+
+// Which strided calls run one element per index (tiled_engine.hpp, strided_elements): a device, the default shape,
+// strides below 2^31, and not floats within the device's cache (they keep strided_slots_in_cache); doubles always.
+TEST(StridedElements, DefaultDeviceShapeExceptFloatsWithinTheCache) {
+  const Kokkos::DefaultHostExecutionSpace host;
+  std::vector<double> storage(64);
+  const Kokkos::View<double*, Kokkos::LayoutStride, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>
+      host_doubles(storage.data(), Kokkos::LayoutStride(10, 3));
+  EXPECT_FALSE(impl::strided_elements(host, default_tile_shape<Kokkos::DefaultHostExecutionSpace>(), host_doubles,
+                                      host_doubles));
+  using Exec = Kokkos::DefaultExecutionSpace;
+  if constexpr (is_device_execution_space_v<Exec>) {
+    const Exec exec;
+    const std::int64_t cache = impl::device_cache_bytes(exec);
+    ASSERT_GT(cache, 0) << "a CUDA or HIP device reports its last-level cache";
+    // Never dereferenced: the decision reads only extents and strides.
+    auto* const nowhere = reinterpret_cast<void*>(std::uintptr_t(4096));
+    using Floats = Kokkos::View<float*, Kokkos::LayoutStride, Exec::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    using Doubles =
+        Kokkos::View<double*, Kokkos::LayoutStride, Exec::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    const Floats small_floats(static_cast<float*>(nowhere), Kokkos::LayoutStride(1000, 2));
+    const Floats wide_floats(static_cast<float*>(nowhere), Kokkos::LayoutStride(2, std::size_t(cache / 4)));
+    const Doubles small_doubles(static_cast<double*>(nowhere), Kokkos::LayoutStride(1000, 2));
+    const Doubles huge_stride(static_cast<double*>(nowhere), Kokkos::LayoutStride(2, std::size_t(INT32_MAX) + 1));
+    const TileShape shape = default_tile_shape<Exec>();
+    EXPECT_FALSE(impl::strided_elements(exec, shape, small_floats, small_floats, small_floats));
+    EXPECT_TRUE(impl::strided_elements(exec, shape, wide_floats, small_floats));
+    EXPECT_TRUE(impl::strided_elements(exec, shape, small_doubles, small_doubles, small_doubles));
+    EXPECT_FALSE(impl::strided_elements(exec, TileShape{128, 1, 1}, small_doubles, small_doubles));
+    EXPECT_FALSE(impl::strided_elements(exec, shape, small_doubles, huge_stride));
   }
 }
 

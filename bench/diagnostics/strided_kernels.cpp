@@ -4,16 +4,14 @@
 // variants taking turns in shuffled order; bench/diagnostics/paired_rounds.hpp). Prints each variant's median
 // microseconds per call and its ratio to naive's (naive / variant: > 1 is faster than naive).
 //   naive         kstream::naive (Kokkos RangePolicy lambda over the views, one element per thread)
+//   naive_again   the same calls once more, as a variant of its own: the spread of identical kernels (A/A)
 //   kstream       kstream::add / fma, default shape
-//   kstream_t128  kstream with {128 threads, 1 pack in flight, 1 chunk}: naive's block size (1 double, 2 floats
-//                 per thread)
-//   kstream_p4    kstream with {256 threads, 4 packs in flight, 1 chunk}: 4 doubles (8 floats) per thread
-//   team_wide256  team_raw256's code with kstream's field layout (a stride per view; 80 bytes against 48)
-//   klike_*       kstream's strided kernel rebuilt with its features switched (KLike): split_loop is kstream's
-//                 structure, plain has neither the full/last tile split nor the chunk loop
+//   kstream_t128  kstream with {128 threads, 1 pack in flight, 1 chunk}: naive's block size
+//   kstream_p2    kstream with {256 threads, 2 packs in flight, 1 chunk} (p4: 4 packs in flight)
 //   range_raw     RangePolicy, raw pointers and strides, one element per thread
-//   team_raw128   TeamPolicy of 128-thread teams, raw pointers, one element per thread
 //   team_raw256   TeamPolicy of 256-thread teams (kstream's), raw pointers, one element per thread
+//   team_padded256 team_raw256's code with its fields 32 bytes later in the parameter block
+//   engine_direct kstream's strided functor (one element per thread) launched by Kokkos::parallel_for here
 //   team_raw256x2 the same with two elements per thread, both loaded before either is stored (x4: four)
 //   cuda_raw128   a plain __global__ kernel, 128-thread blocks, one element per thread
 //
@@ -78,82 +76,36 @@ struct Raw {
   }
 };
 
-/// Raw's code (one element per thread) with the field layout of kstream's strided functor for fma: a stride per
-/// view ahead of the pointers, then the tile fields (80 bytes against Raw's 48): whether the parameter block's size
-/// alone costs.
-template <class T>
-struct WideFields {
-  std::int64_t out_stride, in_strides[3];
-  T* out;
-  const T* x;
-  const T* y;
-  const T* z;
-  std::int64_t body_items;
-  int chunks_per_thread = 1;
-  std::int16_t head = 0, tail = 0;
-};
-
+/// Raw behind 32 bytes of padding: its fields where a functor with a stride per view would have its pointers.
 template <class T, bool Fma>
-struct RawWide : WideFields<T> {
-  using WideFields<T>::out_stride, WideFields<T>::in_strides, WideFields<T>::out, WideFields<T>::x, WideFields<T>::y,
-      WideFields<T>::z;
+struct RawPadded {
+  std::int64_t padding[4] = {};
+  Raw<T, Fma> raw;
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const std::int64_t i = std::int64_t(team.league_rank()) * team.team_size() + team.team_rank();
-    if (i >= this->body_items) return;
-    if constexpr (Fma) {
-      out[i * out_stride] = x[i * in_strides[0]] * y[i * in_strides[1]] + z[i * in_strides[2]];
-    } else {
-      out[i * out_stride] = x[i * in_strides[0]] + y[i * in_strides[1]];
-    }
+    if (i < raw.n) raw(i);
   }
 };
 
-/// kstream's strided kernel rebuilt in place, its features switched: Split (an unguarded loop for full tiles, a
-/// guarded one for the last) and Loop (the chunk loop, run once here). <true, true> is kstream's structure.
-template <class T, bool Fma, bool Split, bool Loop>
-struct KLike : WideFields<T> {
-  using WideFields<T>::out_stride, WideFields<T>::in_strides, WideFields<T>::out, WideFields<T>::x, WideFields<T>::y,
-      WideFields<T>::z, WideFields<T>::body_items, WideFields<T>::chunks_per_thread;
-  KOKKOS_FORCEINLINE_FUNCTION std::int64_t tile_items(int team_size) const {
-    return std::int64_t(team_size) * chunks_per_thread;
+/// kstream's own strided kernel (the engine's functor, one element per thread and chunk), launched here with
+/// Kokkos::parallel_for: the kernel without kstream's host path (checks, strategy choice, launch).
+template <class T, bool Fma>
+auto engine_functor(const Raw<T, Fma>& r) {
+  namespace ki = kstream::impl;
+  const ki::Partition part{0, r.n, 0};
+  if constexpr (Fma) {
+    ki::TiledFunctor<Exec, ki::Access::strided, 1, 1, ki::FusedMultiplyAdd, T, T, T, T> f(
+        r.out, {{r.x}, {r.y}, {r.z}}, part, 1, {});
+    f.out_stride = r.s;
+    for (auto& s : f.in_strides) s = r.s;
+    return f;
+  } else {
+    ki::TiledFunctor<Exec, ki::Access::strided, 1, 1, ki::Plus, T, T, T> f(r.out, {{r.x}, {r.y}}, part, 1, {});
+    f.out_stride = r.s;
+    for (auto& s : f.in_strides) s = r.s;
+    return f;
   }
-  KOKKOS_FORCEINLINE_FUNCTION void one(std::int64_t item) const {
-    const T a = x[item * in_strides[0]], b = y[item * in_strides[1]];
-    if constexpr (Fma) {
-      const T c = z[item * in_strides[2]];
-      out[item * out_stride] = a * b + c;
-    } else {
-      out[item * out_stride] = a + b;
-    }
-  }
-  template <bool Guarded>
-  KOKKOS_FORCEINLINE_FUNCTION void tile(std::int64_t tile_first, int rank, int team_size) const {
-    if constexpr (Loop) {
-      int chunk = 0;
-#pragma unroll 1
-      do {
-        const std::int64_t item = tile_first + std::int64_t(chunk) * team_size + rank;
-        if (!Guarded || item < body_items) one(item);
-      } while (++chunk < chunks_per_thread);
-    } else {
-      const std::int64_t item = tile_first + rank;
-      if (!Guarded || item < body_items) one(item);
-    }
-  }
-  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
-    const int rank = team.team_rank(), team_size = team.team_size();
-    const std::int64_t tile_first = std::int64_t(team.league_rank()) * tile_items(team_size);
-    if constexpr (Split) {
-      if (tile_first + tile_items(team_size) <= body_items) {
-        tile<false>(tile_first, rank, team_size);
-      } else {
-        tile<true>(tile_first, rank, team_size);
-      }
-    } else {
-      tile<true>(tile_first, rank, team_size);
-    }
-  }
-};
+}
 
 template <class T, bool Fma>
 __global__ void cuda_raw(Raw<T, Fma> f) {
@@ -197,40 +149,33 @@ void run(std::int64_t n, std::int64_t s) {
       }
     });
   };
-  const kstream::TileShape t128{128, 1, 1}, p4{256, 4, 1};
-  const WideFields<T> fields{s, {s, s, s}, po.data(), px.data(), py.data(), pz.data(), n};
-  const RawWide<T, Fma> wide{fields};
-  const KLike<T, Fma, true, true> k11{fields};
-  const KLike<T, Fma, true, false> k10{fields};
-  const KLike<T, Fma, false, true> k01{fields};
-  const KLike<T, Fma, false, false> k00{fields};
+  const kstream::TileShape t128{128, 1, 1}, p2{256, 2, 1}, p4{256, 4, 1};
   const int league128 = int((n + 127) / 128), league256 = int((n + 255) / 256), league512 = int((n + 511) / 512),
             league1024 = int((n + 1023) / 1024);
   // A TeamPolicy launch of `f`, repeated.
   auto team_call = [&](const char* label, int league, int team_size, auto f) {
     return repeat([=] { Kokkos::parallel_for(label, Kokkos::TeamPolicy<Exec>(exec, league, team_size), f); });
   };
+  const auto naive_call = repeat([=] {
+    if constexpr (Fma) {
+      kstream::naive::fma(exec, x, y, z, out);
+    } else {
+      kstream::naive::add(exec, x, y, out);
+    }
+  });
   std::vector<std::pair<const char*, std::function<void()>>> vs = {
-      {"naive", repeat([=] {
-         if constexpr (Fma) {
-           kstream::naive::fma(exec, x, y, z, out);
-         } else {
-           kstream::naive::add(exec, x, y, out);
-         }
-       })},
+      {"naive", naive_call},
+      {"naive_again", naive_call},
       {"kstream", kstream_call(kstream::default_tile_shape<Exec>())},
       {"kstream_t128", kstream_call(t128)},
+      {"kstream_p2", kstream_call(p2)},
       {"kstream_p4", kstream_call(p4)},
-      {"team_wide256", team_call("team_wide256", league256, 256, wide)},
-      {"klike_split_loop", team_call("k11", league256, 256, k11)},
-      {"klike_split", team_call("k10", league256, 256, k10)},
-      {"klike_loop", team_call("k01", league256, 256, k01)},
-      {"klike_plain", team_call("k00", league256, 256, k00)},
       {"range_raw", repeat([=] {
          Kokkos::parallel_for("range_raw", Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, n), raw);
        })},
-      {"team_raw128", team_call("team_raw128", league128, 128, raw)},
       {"team_raw256", team_call("team_raw256", league256, 256, raw)},
+      {"team_padded256", team_call("team_padded256", league256, 256, RawPadded<T, Fma>{{}, raw})},
+      {"engine_direct", team_call("engine_direct", league256, 256, engine_functor(raw))},
       {"team_raw256x4", team_call("team_raw256x4", league1024, 256, raw4)},
       {"team_raw256x2", team_call("team_raw256x2", league512, 256, raw2)},
       {"cuda_raw128", repeat([=] { cuda_raw<<<unsigned(league128), 128, 0, exec.cuda_stream()>>>(raw); })},

@@ -23,7 +23,9 @@
 //               contiguous, so they stay there.
 //   strided     some view has a stride != 1: like contiguous, with the strides applied (on a device with half as
 //               many elements in flight: each one already moves at least twice its bytes in sectors; slots_for;
-//               all of them when the operands fit the device's cache: strided_slots_in_cache).
+//               all of them when the operands fit the device's cache: strided_slots_in_cache). With the default
+//               shape on a device, strided calls other than floats within the cache run one element per index
+//               of a RangePolicy instead (StridedElements: no tiles, a 48-byte functor; strided_elements).
 //
 // The body is cut into tiles of tile_items items (packs, or single elements), one tile per team (see
 // kstream/tiling.hpp for the arithmetic). Every tile but the last runs without bounds checks; the last one checks
@@ -440,6 +442,36 @@ struct TiledFunctor : StrideFields<Mode == Access::strided, sizeof...(InTs)>,
   }
 };
 
+/// Strided calls on a device (default shape; strided_elements): one element per index of a RangePolicy, from a
+/// functor of the pointers and 32-bit strides only (fma: 48 bytes, the kernel parameters' first line; no tile
+/// fields). Its kernel reaches its first load in a few instructions, where the tile kernel (TiledFunctor, strided)
+/// computes its tile, chunk and edge bounds first; with one element per thread every thread pays that start.
+/// Measured on the H200 (bench/results/README.md, strided_kernels: `range_raw` is this kernel's shape), against
+/// the naive baseline at stride 2 and 3, float and double: 1.001-1.007x at 2^20 beyond the L2 (doubles), where
+/// the tile kernel ran 0.976-0.994x, 1.001-1.003x at 2^22 (tile kernel 0.990-0.9996x), 0.9994-1.0011x at 2^24
+/// and 0.9999-1.0004x at 2^28, on the DRAM ceiling both share.
+template <class Op, class OutT, class... InTs>
+struct StridedElements : OpField<Op> {
+  using Seq = std::index_sequence_for<InTs...>;
+  OutT* out;
+  Slots<Seq, const InTs*...> in;
+  std::int32_t out_stride;
+  std::int32_t in_strides[sizeof...(InTs)];
+
+  StridedElements(OutT* out_, Slots<Seq, const InTs*...> in_, std::int32_t out_stride_,
+                  const std::int32_t (&in_strides_)[sizeof...(InTs)], const Op& op_)
+      : OpField<Op>(op_), out(out_), in(in_), out_stride(out_stride_) {
+    for (std::size_t k = 0; k < sizeof...(InTs); ++k) in_strides[k] = in_strides_[k];
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const { apply(i, Seq{}); }
+
+  template <std::size_t... Is>
+  KOKKOS_FORCEINLINE_FUNCTION void apply(std::int64_t i, std::index_sequence<Is...>) const {
+    out[i * out_stride] = this->operation()(get<Is>(in)[i * in_strides[Is]]...);
+  }
+};
+
 template <class View>
 std::uintptr_t address_of(const View& v) {
   return reinterpret_cast<std::uintptr_t>(v.data());
@@ -743,6 +775,18 @@ bool strided_in_cache(const ExecSpace& exec, const TileShape& shape, const OutVi
          spanned_bytes(out, ins...) <= device_cache_bytes(exec);
 }
 
+/// Whether a strided call runs as StridedElements: on a device, with the default shape, every stride below 2^31
+/// elements, and not under the in-cache rule for elements under 8 bytes (strided_in_cache: there 4 floats per
+/// thread measured 1.04-1.35x naive at 2^20, one per thread 1.01x; doubles in the cache ran 0.98x with 2 per
+/// thread and 1.004x one per thread).
+template <class ExecSpace, class OutView, class... InViews>
+bool strided_elements(const ExecSpace& exec, const TileShape& shape, const OutView& out, const InViews&... ins) {
+  if (!is_device_execution_space_v<ExecSpace> || shape != default_tile_shape<ExecSpace>()) return false;
+  const auto fits = [](std::size_t stride) { return stride <= std::size_t(INT32_MAX); };
+  if (!fits(out.stride(0)) || !(fits(ins.stride(0)) && ...)) return false;
+  return sizeof(typename OutView::value_type) >= 8 || !strided_in_cache(exec, shape, out, ins...);
+}
+
 /// Pack width for these element types: 16 bytes of the common element size, or 1 (scalar) for mixed sizes.
 template <class OutT, class... InTs>
 constexpr int pack_width() {
@@ -842,6 +886,12 @@ void tiled_transform(const Sink& sink, const char* label, const ExecSpace& exec,
   }
   const Plan plan{{0, n, 0}, false};
   if constexpr (is_device_execution_space_v<ExecSpace>) {
+    if (strided_elements(exec, shape, out, ins...)) {
+      using Functor = StridedElements<Op, OutT, std::remove_const_t<typename InViews::value_type>...>;
+      const std::int32_t in_strides[] = {std::int32_t(ins.stride(0))...};
+      return sink(label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, n),
+                  Functor(out.data(), {{ins.data()}...}, std::int32_t(out.stride(0)), in_strides, op));
+    }
     if (strided_in_cache(exec, shape, out, ins...))
       return launch<ExecSpace, Access::strided, 1, strided_slots_in_cache<elements_per_pack>>(sink, label, exec, shape,
                                                                                               plan, out, op, ins...);
