@@ -200,7 +200,8 @@ TYPED_TEST(LayoutTest, DefaultShapeOnStridedOperandsBeyondTheDeviceCache) {
 }
 
 // Strided calls keep every element of a pack in flight on a device when the default shape runs and the operands
-// span at most the device's cache (tiled_engine.hpp, strided_slots_in_cache); anywhere else half of them.
+// span at most the device's cache (tiled_engine.hpp, strided_slots_in_cache; used for elements under 8 bytes, the
+// others run StridedElements); with other shapes half of them.
 TEST(StridedInCache, OnlyTheDefaultDeviceShapeOnOperandsWithinTheDeviceCache) {
   using Strided =
       Kokkos::View<float*, Kokkos::LayoutStride, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;

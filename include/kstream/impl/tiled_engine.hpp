@@ -446,10 +446,11 @@ struct TiledFunctor : StrideFields<Mode == Access::strided, sizeof...(InTs)>,
 /// functor of the pointers and 32-bit strides only (fma: 48 bytes, the kernel parameters' first line; no tile
 /// fields). Its kernel reaches its first load in a few instructions, where the tile kernel (TiledFunctor, strided)
 /// computes its tile, chunk and edge bounds first; with one element per thread every thread pays that start.
-/// Measured on the H200 (bench/results/README.md, strided_kernels: `range_raw` is this kernel's shape), against
-/// the naive baseline at stride 2 and 3, float and double: 1.001-1.007x at 2^20 beyond the L2 (doubles), where
-/// the tile kernel ran 0.976-0.994x, 1.001-1.003x at 2^22 (tile kernel 0.990-0.9996x), 0.9994-1.0011x at 2^24
-/// and 0.9999-1.0004x at 2^28, on the DRAM ceiling both share.
+/// Measured on the H200 (bench/results/README.md, strided_kernels, paired rounds) against the naive baseline at
+/// stride 2 and 3: 0.9999-1.0031x at 2^20 beyond the L2 (doubles), where the tile kernel ran 0.976-0.993x (also
+/// with its tile code stripped, and also launched without kstream's host side), 0.9993-1.0027x at 2^22 (tile
+/// kernel 0.990-0.9996x), 0.9999-1.0008x at 2^24 and 1.0000-1.0007x at 2^28, on the DRAM ceiling both share
+/// (naive against itself: 0.9979-1.0037x).
 template <class Op, class OutT, class... InTs>
 struct StridedElements : OpField<Op> {
   using Seq = std::index_sequence_for<InTs...>;
