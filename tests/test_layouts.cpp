@@ -153,9 +153,18 @@ TYPED_TEST(LayoutTest, StridesOneToThreeEqualAndMixed) {
   }
 }
 
+/// kstream::fma and its naive twin with their default shapes on case c, against std::fma: "" or what was wrong.
+template <class C>
+std::string default_shape_fma_error(const ElementwiseCase<3>& c) {
+  using T = typename C::value_type;
+  return run_tiled_and_naive<C>(
+      c, [](auto exec, auto o, auto a, auto b, auto cc) { kstream::fma(exec, a, b, cc, o); },
+      [](auto exec, auto o, auto a, auto b, auto cc) { kstream::naive::fma(exec, a, b, cc, o); },
+      [](T a, T b, T cc) { return std::fma(a, b, cc); });
+}
+
 // The default shapes (what users get) on the benchmark's layouts, at a size that spans many tiles.
 TYPED_TEST(LayoutTest, DefaultShapeOnTheBenchmarkLayouts) {
-  using T = typename TypeParam::value_type;
   const std::int64_t n = 3 * tile_elements<TypeParam>() + 5;
   const std::vector<std::pair<std::array<Placement, 3>, Placement>> layouts = {
       {{Placement{1, 1}, Placement{1, 1}, Placement{1, 1}}, {1, 1}},  // offset1
@@ -165,12 +174,7 @@ TYPED_TEST(LayoutTest, DefaultShapeOnTheBenchmarkLayouts) {
   };
   for (const auto& [inputs, out] : layouts) {
     ElementwiseCase<3> c{.n = n, .inputs = inputs, .out = out};
-    EXPECT_EQ(run_tiled_and_naive<TypeParam>(
-                  c, [](auto exec, auto o, auto a, auto b, auto cc) { kstream::fma(exec, a, b, cc, o); },
-                  [](auto exec, auto o, auto a, auto b, auto cc) { kstream::naive::fma(exec, a, b, cc, o); },
-                  [](T a, T b, T cc) { return std::fma(a, b, cc); }),
-              "")
-        << c.describe();
+    EXPECT_EQ(default_shape_fma_error<TypeParam>(c), "") << c.describe();
   }
 }
 
@@ -184,12 +188,7 @@ TYPED_TEST(LayoutTest, DefaultShapeOnStridedOperandsBeyondTheDeviceCache) {
   const std::int64_t n =
       std::max<std::int64_t>(3 * tile_elements<TypeParam>(), cache / (9 * std::int64_t(sizeof(T)))) + 7;
   ElementwiseCase<3> fma_case{.n = n, .inputs = {Placement{0, 3}, Placement{1, 3}, Placement{2, 3}}, .out = {1, 3}};
-  EXPECT_EQ(run_tiled_and_naive<TypeParam>(
-                fma_case, [](auto exec, auto o, auto a, auto b, auto c) { kstream::fma(exec, a, b, c, o); },
-                [](auto exec, auto o, auto a, auto b, auto c) { kstream::naive::fma(exec, a, b, c, o); },
-                [](T a, T b, T c) { return std::fma(a, b, c); }),
-            "")
-      << fma_case.describe();
+  EXPECT_EQ(default_shape_fma_error<TypeParam>(fma_case), "") << fma_case.describe();
   ElementwiseCase<2> add_case{.n = n, .inputs = {Placement{3, 2}, Placement{0, 3}}, .out = {2, 4}};
   EXPECT_EQ(run_tiled_and_naive<TypeParam>(
                 add_case, [](auto exec, auto o, auto x, auto y) { kstream::add(exec, x, y, o); },
@@ -248,7 +247,8 @@ TEST(StridedElements, DefaultDeviceShapeExceptFloatsWithinTheCache) {
     ASSERT_GT(cache, 0) << "a CUDA or HIP device reports its last-level cache";
     // Never dereferenced: the decision reads only extents and strides.
     auto* const nowhere = reinterpret_cast<void*>(std::uintptr_t(4096));
-    using Floats = Kokkos::View<float*, Kokkos::LayoutStride, Exec::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    using Floats =
+        Kokkos::View<float*, Kokkos::LayoutStride, Exec::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
     using Doubles =
         Kokkos::View<double*, Kokkos::LayoutStride, Exec::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
     const Floats small_floats(static_cast<float*>(nowhere), Kokkos::LayoutStride(1000, 2));

@@ -5,8 +5,8 @@
 // input's pack from the two aligned 16-byte packs that hold its elements (the second is the next thread's first,
 // so L1 serves it), shifted in registers by the input's misalignment relative to the output.
 //
-// Variants, add (x + 1, y + 2, out + 3 elements) and fma (a + 1, b + 2, c + 3, out + 1), float and half_t, in
-// paired rounds (bench/diagnostics/paired_rounds.hpp), GB/s on the bytes the operation must move:
+// Variants, add (x + 1, y + 2, out + 3 elements) and fma (a + 1, b + 2, c + 3, out + 1), float, half_t and
+// bhalf_t, in paired rounds (bench/diagnostics/paired_rounds.hpp), GB/s on the bytes the operation must move:
 //   kstream_aligned  kstream on the same views shifted to a common alignment (the packed strategy)
 //   kstream          kstream on the unequally aligned views (the contiguous strategy)
 //   shifted          a TeamPolicy kernel of 256-thread teams, one output pack per thread, shifted input packs
@@ -27,6 +27,7 @@
 #include <cstdlib>
 #include <functional>
 #include <kstream/kstream.hpp>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -93,6 +94,15 @@ struct Shifted {
 
 template <class T>
 using V = Kokkos::View<T*, Kokkos::CudaSpace>;
+
+template <class T>
+const char* type_name() {
+  if constexpr (std::is_same_v<T, Kokkos::Experimental::bhalf_t>) {
+    return "bf16";
+  } else {
+    return sizeof(T) == 2 ? "half" : "float";
+  }
+}
 
 template <class T, int Inputs>
 void run(std::int64_t n) {
@@ -174,7 +184,7 @@ void run(std::int64_t n) {
     const double us = v[v.size() / 2] / reps;
     std::printf(
         "%s %-5s n=%lld %-16s median %9.3f us  %7.0f GB/s  p10 %9.3f p90 %9.3f  shifted body: %lld wrong of %lld\n",
-        Inputs == 2 ? "add" : "fma", sizeof(T) == 2 ? "half" : "float", (long long)n, vs[k].first, us, bytes / us / 1e3,
+        Inputs == 2 ? "add" : "fma", type_name<T>(), (long long)n, vs[k].first, us, bytes / us / 1e3,
         v[v.size() / 10] / reps, v[v.size() * 9 / 10] / reps, (long long)wrong, (long long)(hi - lo));
   }
   std::fflush(stdout);
@@ -186,6 +196,8 @@ int main(int argc, char** argv) {
     const std::int64_t n = std::int64_t(1) << (argc > 1 ? std::atoi(argv[1]) : 28);
     run<Kokkos::Experimental::half_t, 2>(n);
     run<Kokkos::Experimental::half_t, 3>(n);
+    run<Kokkos::Experimental::bhalf_t, 2>(n);
+    run<Kokkos::Experimental::bhalf_t, 3>(n);
     run<float, 2>(n);
     run<float, 3>(n);
   }

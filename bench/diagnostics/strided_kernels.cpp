@@ -94,8 +94,8 @@ auto engine_functor(const Raw<T, Fma>& r) {
   namespace ki = kstream::impl;
   const ki::Partition part{0, r.n, 0};
   if constexpr (Fma) {
-    ki::TiledFunctor<Exec, ki::Access::strided, 1, 1, ki::FusedMultiplyAdd, T, T, T, T> f(
-        r.out, {{r.x}, {r.y}, {r.z}}, part, 1, {});
+    ki::TiledFunctor<Exec, ki::Access::strided, 1, 1, ki::FusedMultiplyAdd, T, T, T, T> f(r.out, {{r.x}, {r.y}, {r.z}},
+                                                                                          part, 1, {});
     f.out_stride = r.s;
     for (auto& s : f.in_strides) s = r.s;
     return f;

@@ -704,6 +704,21 @@ void launch(const Sink& sink, const char* label, const ExecSpace& exec, const Ti
       return;
     }
   }
+#if defined(KOKKOS_ENABLE_CUDA)
+  // Shifted packs of one or two inputs with the default shape are compiled for full occupancy (8 teams of 256 per
+  // multiprocessor: at most 32 registers). Measured on the H200 at 2^28, x + 1, y + 2, out + 3
+  // (bench/diagnostics/shifted_packs.cpp): bf16 add took 36 registers (6 teams) and ran 3730 GB/s, 0.86x its
+  // aligned packs, and 3950 bounded (0.92x); half add (32 registers) 4110 -> 4140. Three inputs are left alone:
+  // bounded, half and bf16 fma spilled and fell from 4350 / 4255 to 2396 / 1476.
+  if constexpr (Mode == Access::shifted && sizeof...(InViews) <= 2 && std::is_same_v<ExecSpace, Kokkos::Cuda>) {
+    constexpr int team = default_tile_shape<ExecSpace>().team_size;
+    if (requested == default_tile_shape<ExecSpace>()) {
+      sink(label, Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<team, 2048 / team>>(exec, int(league), team),
+           functor);
+      return;
+    }
+  }
+#endif
   sink(label, Kokkos::TeamPolicy<ExecSpace>(exec, int(league), shape.team_size), functor);
 }
 
