@@ -1,18 +1,19 @@
-// Diagnostic, not part of the build: where a strided kstream call on a GPU loses to the naive baseline. add and fma
+// Diagnostic, not part of the build: a strided kstream call on a GPU against the naive baseline. add and fma
 // over LayoutStride views (stride 2 and 3) of float and double, as kstream (default and explicit shapes), as the
 // naive baseline, and as minimal kernels of each policy with raw pointers, in paired rounds (31 rounds, the
 // variants taking turns in shuffled order; bench/diagnostics/paired_rounds.hpp). Prints each variant's median
 // microseconds per call and its ratio to naive's (naive / variant: > 1 is faster than naive).
 //   naive         kstream::naive (Kokkos RangePolicy lambda over the views, one element per thread)
 //   naive_again   the same calls once more, as a variant of its own: the spread of identical kernels (A/A)
-//   kstream       kstream::add / fma, default shape
+//   kstream       kstream::add / fma, default shape (since 9c38629 StridedElements, or the tiled kernel for floats
+//                 within the L2; explicit shapes below run the tiled kernel)
 //   kstream_t128  kstream with {128 threads, 1 pack in flight, 1 chunk}: naive's block size
 //   kstream_p2    kstream with {256 threads, 2 packs in flight, 1 chunk} (p4: 4 packs in flight)
 //   range_raw     RangePolicy, raw pointers and strides, one element per thread
 //   team_raw256   TeamPolicy of 256-thread teams (kstream's), raw pointers, one element per thread
-//   team_padded256 team_raw256's code with its fields 32 bytes later in the parameter block
-//   engine_direct kstream's strided functor (one element per thread) launched by Kokkos::parallel_for here
 //   team_raw256x2 the same with two elements per thread, both loaded before either is stored (x4: four)
+//   team_padded256 team_raw256's code with its fields 32 bytes later in the parameter block
+//   engine_direct kstream's tiled strided functor (one element per thread) launched by Kokkos::parallel_for here
 //   cuda_raw128   a plain __global__ kernel, 128-thread blocks, one element per thread
 //
 //   W=<kokkos>/bin/nvcc_wrapper F="-O3 -std=c++20 -arch=sm_90 -Xcompiler -fopenmp --expt-relaxed-constexpr \
