@@ -5,11 +5,14 @@
 // The variants alternate in 31 rounds of a few milliseconds each, so that the machine's drift hits all of them
 // alike (the Google Benchmark suite interleaves whole repetitions, too coarse on a noisy host). Prints the median
 // and p10/p90 microseconds per call, n = 2^13 .. 2^max_log2 (default 20).
+// With a stride (second argument, > 1): LayoutStride views of that stride and only tiled, naive, the loop and
+// naive once more (`naive_again`: the spread of identical calls; the other variants are about contiguous calls of
+// mid sizes), at n = 2^min_log2 (third argument, default 20), 4x as many, ... 2^max_log2.
 //
 //   g++ -O3 -march=native -std=c++20 -fopenmp -Iinclude -I<build>/include -I<kokkos>/include \
 //       -DKSTREAM_COMPILER='"g++"' -DKSTREAM_HOST_ARCH_FLAG='"-march=native"' bench/diagnostics/host_paired.cpp \
 //       src/*.cpp -L<kokkos>/lib -lkokkoscore -ldl -o host_paired
-//   OMP_NUM_THREADS=16 OMP_PROC_BIND=spread OMP_PLACES=threads ./host_paired [max_log2]
+//   OMP_NUM_THREADS=16 OMP_PROC_BIND=spread OMP_PLACES=threads ./host_paired [max_log2 [stride [min_log2]]]
 #include <Kokkos_Core.hpp>
 #include <kstream/kstream.hpp>
 
@@ -21,44 +24,76 @@
 #include <functional>
 #include <string>
 #include <vector>
-template <class T, bool Fma>
-void run(std::int64_t n) {
-  using V = Kokkos::View<T*, Kokkos::HostSpace>;
-  V x("x", n), y("y", n), z("z", n), o("o", n);
-  Kokkos::deep_copy(x, T(1)); Kokkos::deep_copy(y, T(2)); Kokkos::deep_copy(z, T(3));
-  Kokkos::OpenMP exec;
-  static const Kokkos::OpenMP& own = *new Kokkos::OpenMP(exec.concurrency());  // kept: Kokkos forbids destroying
-                                                                               // an instance after finalize
-  const int reps = int(std::max<std::int64_t>(4, (std::int64_t(1) << 24) / n));
-  std::vector<std::pair<const char*, std::function<void()>>> vs = {
-      {"tiled", [&] { if constexpr (Fma) kstream::fma(exec, x, y, z, o); else kstream::add(exec, x, y, o); }},
-      {"naive", [&] { if constexpr (Fma) kstream::naive::fma(exec, x, y, z, o); else kstream::naive::add(exec, x, y, o); }},
-      {"omp", [&] {
-         const T* xa = x.data(); const T* ya = y.data(); const T* za = z.data(); T* oa = o.data();
-#pragma omp parallel for schedule(static)
-         for (std::int64_t i = 0; i < n; ++i) oa[i] = Fma ? xa[i] * ya[i] + za[i] : xa[i] + ya[i];
-       }},
-  };
+using Variants = std::vector<std::pair<const char*, std::function<void()>>>;
+
+/// The variants about contiguous calls of mid sizes: kstream on its own instance and with one tile per thread as
+/// an explicit shape, the loop on fewer threads, kstream on Serial.
+template <class T, bool Fma, class V>
+void add_contiguous_variants(Variants& vs, const Kokkos::OpenMP& exec, const Kokkos::OpenMP& own, std::int64_t n,
+                             const V& x, const V& y, const V& z, const V& o) {
   // kstream through Kokkos::parallel_for: on an instance of its own (all of its threads, Kokkos' region), against
   // "tiled" on the default instance (kstream's own region, fewer threads for mid sizes).
-  vs.push_back({"tiled_kk", [&] { if constexpr (Fma) kstream::fma(own, x, y, z, o); else kstream::add(own, x, y, o); }});
+  vs.push_back({"tiled_kk", [=, &own] { if constexpr (Fma) kstream::fma(own, x, y, z, o); else kstream::add(own, x, y, o); }});
   // One tile per thread as an explicit shape (n / (4 W threads) chunks): the default's tiles since af9700a (before:
   // 16 KiB tiles), through the explicit-shape path (all threads, its team-size check).
   const int one_tile = int(std::max<std::int64_t>(1, n / (16 / sizeof(T)) / 4 / exec.concurrency()));
-  vs.push_back({"tiled_1tile", [&] {
+  vs.push_back({"tiled_1tile", [=] {
      const kstream::TileShape shape{1, 4, one_tile};
      if constexpr (Fma) kstream::fma(exec, x, y, z, o, shape); else kstream::add(exec, x, y, o, shape);
    }});
   for (int k : {2, 4, 8}) {
-    vs.push_back({k == 2 ? "omp2" : k == 4 ? "omp4" : "omp8", [&, k] {
+    vs.push_back({k == 2 ? "omp2" : k == 4 ? "omp4" : "omp8", [=] {
          const T* xa = x.data(); const T* ya = y.data(); const T* za = z.data(); T* oa = o.data();
 #pragma omp parallel for schedule(static) num_threads(k)
          for (std::int64_t i = 0; i < n; ++i) oa[i] = Fma ? xa[i] * ya[i] + za[i] : xa[i] + ya[i];
        }});
   }
 #ifdef KOKKOS_ENABLE_SERIAL
-  vs.push_back({"serial", [&] { Kokkos::Serial s; if constexpr (Fma) kstream::fma(s, x, y, z, o); else kstream::add(s, x, y, o); }});
+  vs.push_back({"serial", [=] { Kokkos::Serial s; if constexpr (Fma) kstream::fma(s, x, y, z, o); else kstream::add(s, x, y, o); }});
 #endif
+}
+
+template <class T, bool Fma, class L = Kokkos::LayoutRight>
+void run(std::int64_t n, std::int64_t stride = 1) {
+  constexpr bool contiguous = std::is_same_v<L, Kokkos::LayoutRight>;
+  using V = Kokkos::View<T*, L, Kokkos::HostSpace>;
+  Kokkos::View<T*, Kokkos::HostSpace> px("x", n * stride), py("y", n * stride), pz("z", n * stride),
+      po("o", n * stride);
+  Kokkos::deep_copy(px, T(1)); Kokkos::deep_copy(py, T(2)); Kokkos::deep_copy(pz, T(3));
+  const auto view = [&](const auto& parent) {
+    if constexpr (contiguous) {
+      return V(parent.data(), n);
+    } else {
+      return V(parent.data(), Kokkos::LayoutStride(n, stride));
+    }
+  };
+  const V x = view(px), y = view(py), z = view(pz), o = view(po);
+  Kokkos::OpenMP exec;
+  static const Kokkos::OpenMP& own = *new Kokkos::OpenMP(exec.concurrency());  // kept: Kokkos forbids destroying
+                                                                               // an instance after finalize
+  const int reps = int(std::max<std::int64_t>(4, (std::int64_t(1) << 24) / n));
+  Variants vs = {
+      {"tiled", [&] { if constexpr (Fma) kstream::fma(exec, x, y, z, o); else kstream::add(exec, x, y, o); }},
+      {"naive", [&] { if constexpr (Fma) kstream::naive::fma(exec, x, y, z, o); else kstream::naive::add(exec, x, y, o); }},
+      {"omp", [&] {
+         const T* xa = x.data(); const T* ya = y.data(); const T* za = z.data(); T* oa = o.data();
+         if constexpr (contiguous) {
+#pragma omp parallel for schedule(static)
+           for (std::int64_t i = 0; i < n; ++i) oa[i] = Fma ? xa[i] * ya[i] + za[i] : xa[i] + ya[i];
+         } else {
+#pragma omp parallel for schedule(static)
+           for (std::int64_t i = 0; i < n; ++i) {
+             const std::int64_t e = i * stride;
+             oa[e] = Fma ? xa[e] * ya[e] + za[e] : xa[e] + ya[e];
+           }
+         }
+       }},
+  };
+  if constexpr (contiguous) {
+    add_contiguous_variants<T, Fma>(vs, exec, own, n, x, y, z, o);
+  } else {  // naive once more, as a variant of its own: the spread of identical calls on this host (A/A)
+    vs.push_back({"naive_again", vs[1].second});
+  }
   const std::vector<std::vector<double>> t = paired_rounds(vs, reps);
   std::vector<double> med(vs.size());
   for (size_t k = 0; k < vs.size(); ++k) {
@@ -67,14 +102,27 @@ void run(std::int64_t n) {
     printf("%s %s n=%lld %-6s median %9.3f us  p10 %9.3f p90 %9.3f\n", Fma ? "fma" : "add", sizeof(T) == 4 ? "float" : "double",
            (long long)n, vs[k].first, v[v.size() / 2], v[v.size() / 10], v[v.size() * 9 / 10]);
   }
-  printf("%s %s n=%lld tiled/max(naive,omp) = %.3f\n", Fma ? "fma" : "add", sizeof(T) == 4 ? "float" : "double", (long long)n,
-         std::min(med[1], med[2]) / med[0]);
+  printf("%s %s n=%lld stride %lld tiled/max(naive,omp) = %.3f naive/tiled = %.3f", Fma ? "fma" : "add",
+         sizeof(T) == 4 ? "float" : "double", (long long)n, (long long)stride, std::min(med[1], med[2]) / med[0],
+         med[1] / med[0]);
+  if constexpr (!contiguous) printf(" naive/naive_again = %.3f", med[1] / med[3]);
+  printf("\n");
 }
 int main(int argc, char** argv) {
   Kokkos::initialize(argc, argv);
   const int max_log2 = argc > 1 ? std::atoi(argv[1]) : 20;
-  for (std::int64_t n = 1 << 13; n <= (std::int64_t(1) << max_log2); n *= (n < (1 << 18) ? 2 : 4)) {
-    run<float, false>(n); run<float, true>(n); run<double, false>(n); run<double, true>(n);
+  const std::int64_t stride = argc > 2 ? std::atoll(argv[2]) : 1;
+  if (stride > 1) {
+    for (std::int64_t n = std::int64_t(1) << (argc > 3 ? std::atoi(argv[3]) : 20); n <= (std::int64_t(1) << max_log2);
+         n *= 4) {
+      using S = Kokkos::LayoutStride;
+      run<float, false, S>(n, stride); run<float, true, S>(n, stride); run<double, false, S>(n, stride);
+      run<double, true, S>(n, stride);
+    }
+  } else {
+    for (std::int64_t n = 1 << 13; n <= (std::int64_t(1) << max_log2); n *= (n < (1 << 18) ? 2 : 4)) {
+      run<float, false>(n); run<float, true>(n); run<double, false>(n); run<double, true>(n);
+    }
   }
   Kokkos::finalize();
 }

@@ -1,19 +1,25 @@
-// Diagnostic, not part of the build: a strided kstream call on a GPU against the naive baseline. add and fma
-// over LayoutStride views (stride 2 and 3) of float and double, as kstream (default and explicit shapes), as the
-// naive baseline, and as minimal kernels of each policy with raw pointers, in paired rounds (31 rounds, the
+// Diagnostic, not part of the build: a strided or unequally aligned kstream call on a GPU against the naive
+// baseline. add and fma over LayoutStride views (stride 2 and 3) of float and double, or (layouts "contiguous")
+// over contiguous views of doubles at the suite's contiguous layouts (aligned; offset1: every view one element in;
+// offsets123: x + 1, y + 2, z + 3, out + 3 for add and + 1 for fma), as kstream (default and explicit shapes), as
+// the naive baseline, and as minimal kernels of each policy with raw pointers, in paired rounds (31 rounds, the
 // variants taking turns in shuffled order; bench/diagnostics/paired_rounds.hpp). Prints each variant's median
 // microseconds per call and its ratio to naive's (naive / variant: > 1 is faster than naive).
 //   naive         kstream::naive (Kokkos RangePolicy lambda over the views, one element per thread)
 //   naive_again   the same calls once more, as a variant of its own: the spread of identical kernels (A/A)
-//   kstream       kstream::add / fma, default shape (since 9c38629 StridedElements, or the tiled kernel for floats
-//                 within the L2; explicit shapes below run the tiled kernel)
-//   kstream_t128  kstream with {128 threads, 1 pack in flight, 1 chunk}: naive's block size
-//   kstream_p2    kstream with {256 threads, 2 packs in flight, 1 chunk} (p4: 4 packs in flight)
+//   kstream       kstream::add / fma, default shape (strided: since 9c38629 StridedElements, or the tiled kernel
+//                 for floats within the L2; explicit shapes below run the tiled kernel)
+//   kstream_t128  kstream with {128 threads, 1 pack in flight, 1 chunk}: naive's block size (strided only)
+//   kstream_p2    kstream with {256 threads, 2 packs in flight, 1 chunk} (p4: 4 packs in flight; strided only)
+//   elements      kstream's StridedElements functor (one element per index of a RangePolicy) launched here
+//   engine_direct kstream's tiled functor of the view's strategy with the default shape's items in flight
+//                 (strided: one element per thread; contiguous: one pack's elements; aligned: one pack), launched
+//                 here by Kokkos::parallel_for: the kernel without kstream's host path
 //   range_raw     RangePolicy, raw pointers and strides, one element per thread
 //   team_raw256   TeamPolicy of 256-thread teams (kstream's), raw pointers, one element per thread
-//   team_raw256x2 the same with two elements per thread, both loaded before either is stored (x4: four)
-//   team_padded256 team_raw256's code with its fields 32 bytes later in the parameter block
-//   engine_direct kstream's tiled strided functor (one element per thread) launched by Kokkos::parallel_for here
+//   team_raw256x2 the same with two elements per thread, both loaded before either is stored (x4: four; strided
+//                 only)
+//   team_padded256 team_raw256's code with its fields 32 bytes later in the parameter block (strided only)
 //   cuda_raw128   a plain __global__ kernel, 128-thread blocks, one element per thread
 //
 //   W=<kokkos>/bin/nvcc_wrapper F="-O3 -std=c++20 -arch=sm_90 -Xcompiler -fopenmp --expt-relaxed-constexpr \
@@ -23,7 +29,7 @@
 //   $W $F -x cu -c bench/diagnostics/strided_kernels.cpp -o sk.o
 //   $W -arch=sm_90 -Xcompiler -fopenmp sk.o configuration.o streaming_stores.o -L<kokkos>/lib -lkokkoscore -lcuda \
 //       -ldl -o strided_kernels
-//   strided_kernels [max_log2 = 28 [min_log2 = 20 [once]]]
+//   strided_kernels [max_log2 = 28 [min_log2 = 20 [strided | contiguous [once]]]]
 #include <Kokkos_Core.hpp>
 #include <bit>
 #include <cstdint>
@@ -40,6 +46,8 @@
 using Exec = Kokkos::Cuda;
 using Member = Kokkos::TeamPolicy<Exec>::member_type;
 
+template <class T>
+using Plain = Kokkos::View<T*, Kokkos::CudaSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 template <class T>
 using Strided = Kokkos::View<T*, Kokkos::LayoutStride, Kokkos::CudaSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
@@ -88,23 +96,47 @@ struct RawPadded {
   }
 };
 
-/// kstream's own strided kernel (the engine's functor, one element per thread and chunk), launched here with
+/// The suite's layouts this program runs: a stride, or element offsets of x, y, z and out (bench_support.hpp).
+struct Layout {
+  const char* name;
+  std::int64_t stride;
+  std::int64_t x, y, z, out_add, out_fma;
+};
+constexpr Layout strided_layouts[] = {{"stride2", 2, 0, 0, 0, 0, 0}, {"stride3", 3, 0, 0, 0, 0, 0}};
+constexpr Layout contiguous_layouts[] = {
+    {"aligned", 1, 0, 0, 0, 0, 0}, {"offset1", 1, 1, 1, 1, 1, 1}, {"offsets123", 1, 1, 2, 3, 3, 1}};
+
+/// kstream's own tiled kernel (the engine's functor of strategy Mode, Items items in flight), launched here with
 /// Kokkos::parallel_for: the kernel without kstream's host path (checks, strategy choice, launch).
-template <class T, bool Fma>
-auto engine_functor(const Raw<T, Fma>& r) {
+template <kstream::impl::Access Mode, int Width, int Items, class T, bool Fma>
+auto engine_functor(const Raw<T, Fma>& r, const kstream::impl::Partition& part) {
   namespace ki = kstream::impl;
-  const ki::Partition part{0, r.n, 0};
+  auto with_strides = [&](auto f) {
+    if constexpr (Mode == ki::Access::strided) {
+      f.out_stride = r.s;
+      for (auto& s : f.in_strides) s = r.s;
+    }
+    return f;
+  };
   if constexpr (Fma) {
-    ki::TiledFunctor<Exec, ki::Access::strided, 1, 1, ki::FusedMultiplyAdd, T, T, T, T> f(r.out, {{r.x}, {r.y}, {r.z}},
-                                                                                          part, 1, {});
-    f.out_stride = r.s;
-    for (auto& s : f.in_strides) s = r.s;
-    return f;
+    return with_strides(ki::TiledFunctor<Exec, Mode, Width, Items, ki::FusedMultiplyAdd, T, T, T, T>(
+        r.out, {{r.x}, {r.y}, {r.z}}, part, 1, {}));
   } else {
-    ki::TiledFunctor<Exec, ki::Access::strided, 1, 1, ki::Plus, T, T, T> f(r.out, {{r.x}, {r.y}}, part, 1, {});
-    f.out_stride = r.s;
-    for (auto& s : f.in_strides) s = r.s;
-    return f;
+    return with_strides(ki::TiledFunctor<Exec, Mode, Width, Items, ki::Plus, T, T, T>(r.out, {{r.x}, {r.y}}, part, 1, {}));
+  }
+}
+
+/// kstream's StridedElements functor (one element per index of a RangePolicy) over r's pointers and stride.
+template <class T, bool Fma>
+auto elements_functor(const Raw<T, Fma>& r) {
+  namespace ki = kstream::impl;
+  if constexpr (Fma) {
+    const std::int32_t strides[] = {std::int32_t(r.s), std::int32_t(r.s), std::int32_t(r.s)};
+    return ki::StridedElements<ki::FusedMultiplyAdd, T, T, T, T>(r.out, {{r.x}, {r.y}, {r.z}}, std::int32_t(r.s),
+                                                                 strides, {});
+  } else {
+    const std::int32_t strides[] = {std::int32_t(r.s), std::int32_t(r.s)};
+    return ki::StridedElements<ki::Plus, T, T, T>(r.out, {{r.x}, {r.y}}, std::int32_t(r.s), strides, {});
   }
 }
 
@@ -114,7 +146,7 @@ __global__ void cuda_raw(Raw<T, Fma> f) {
   if (i < f.n) f(i);
 }
 
-/// "once" (third argument): every variant makes one call per configuration, without rounds or warm-up, for a
+/// "once" (fourth argument): every variant makes one call per configuration, without rounds or warm-up, for a
 /// profiler (ncu) to read each kernel once.
 bool& once() {
   static bool value = false;
@@ -122,18 +154,18 @@ bool& once() {
 }
 
 template <class T, bool Fma>
-void run(std::int64_t n, std::int64_t s) {
+void run(std::int64_t n, const Layout& layout) {
+  namespace ki = kstream::impl;
   const Exec exec;
-  Kokkos::View<T*, Kokkos::CudaSpace> px("x", n * s), py("y", n * s), pz("z", n * s), po("o", n * s);
+  const std::int64_t s = layout.stride, out_offset = Fma ? layout.out_fma : layout.out_add;
+  const std::int64_t extent = n * s + 3;  // room for the largest offset
+  Kokkos::View<T*, Kokkos::CudaSpace> px("x", extent), py("y", extent), pz("z", extent), po("o", extent);
   Kokkos::deep_copy(px, T(1.5));
   Kokkos::deep_copy(py, T(0.5));
   Kokkos::deep_copy(pz, T(0.25));
-  const Kokkos::LayoutStride shape(n, s);
-  const Strided<const T> x(px.data(), shape), y(py.data(), shape), z(pz.data(), shape);
-  const Strided<T> out(po.data(), shape);
-  Raw<T, Fma> raw{px.data(), py.data(), pz.data(), po.data(), n, s};
-  const Raw<T, Fma, 2> raw2{px.data(), py.data(), pz.data(), po.data(), n, s};
-  const Raw<T, Fma, 4> raw4{px.data(), py.data(), pz.data(), po.data(), n, s};
+  Raw<T, Fma> raw{px.data() + layout.x, py.data() + layout.y, pz.data() + layout.z, po.data() + out_offset, n, s};
+  const Raw<T, Fma, 2> raw2{raw.x, raw.y, raw.z, raw.out, n, s};
+  const Raw<T, Fma, 4> raw4{raw.x, raw.y, raw.z, raw.out, n, s};
   const int reps = once() ? 1 : n <= (1 << 20) ? 50 : n <= (1 << 24) ? 10 : 4;
   auto repeat = [&](auto&& call) {
     return [=] {
@@ -141,15 +173,35 @@ void run(std::int64_t n, std::int64_t s) {
       exec.fence();
     };
   };
-  auto kstream_call = [&](kstream::TileShape shape_) {
-    return repeat([=] {
+  // kstream and naive calls on views of raw's pointers: LayoutStride views where strided, plain ones where not
+  // (as the suite's).
+  std::function<std::function<void()>(kstream::TileShape)> kstream_call;
+  std::function<void()> naive_call;
+  auto bind = [&](auto x, auto y, auto z, auto out) {
+    kstream_call = [=](kstream::TileShape shape_) {
+      return repeat([=] {
+        if constexpr (Fma) {
+          kstream::fma(exec, x, y, z, out, shape_);
+        } else {
+          kstream::add(exec, x, y, out, shape_);
+        }
+      });
+    };
+    naive_call = repeat([=] {
       if constexpr (Fma) {
-        kstream::fma(exec, x, y, z, out, shape_);
+        kstream::naive::fma(exec, x, y, z, out);
       } else {
-        kstream::add(exec, x, y, out, shape_);
+        kstream::naive::add(exec, x, y, out);
       }
     });
   };
+  if (s == 1) {
+    bind(Plain<const T>(raw.x, n), Plain<const T>(raw.y, n), Plain<const T>(raw.z, n), Plain<T>(raw.out, n));
+  } else {
+    const Kokkos::LayoutStride shape(n, s);
+    bind(Strided<const T>(raw.x, shape), Strided<const T>(raw.y, shape), Strided<const T>(raw.z, shape),
+         Strided<T>(raw.out, shape));
+  }
   const kstream::TileShape t128{128, 1, 1}, p2{256, 2, 1}, p4{256, 4, 1};
   const int league128 = int((n + 127) / 128), league256 = int((n + 255) / 256), league512 = int((n + 511) / 512),
             league1024 = int((n + 1023) / 1024);
@@ -157,30 +209,39 @@ void run(std::int64_t n, std::int64_t s) {
   auto team_call = [&](const char* label, int league, int team_size, auto f) {
     return repeat([=] { Kokkos::parallel_for(label, Kokkos::TeamPolicy<Exec>(exec, league, team_size), f); });
   };
-  const auto naive_call = repeat([=] {
-    if constexpr (Fma) {
-      kstream::naive::fma(exec, x, y, z, out);
-    } else {
-      kstream::naive::add(exec, x, y, out);
-    }
-  });
+  auto range_call = [&](const char* label, auto f) {
+    return repeat([=] {
+      Kokkos::parallel_for(label, Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, n), f);
+    });
+  };
   std::vector<std::pair<const char*, std::function<void()>>> vs = {
       {"naive", naive_call},
       {"naive_again", naive_call},
       {"kstream", kstream_call(kstream::default_tile_shape<Exec>())},
-      {"kstream_t128", kstream_call(t128)},
       {"kstream_p2", kstream_call(p2)},
-      {"kstream_p4", kstream_call(p4)},
-      {"range_raw", repeat([=] {
-         Kokkos::parallel_for("range_raw", Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, n), raw);
-       })},
+      {"elements", range_call("elements", elements_functor(raw))},
+      {"range_raw", range_call("range_raw", raw)},
       {"team_raw256", team_call("team_raw256", league256, 256, raw)},
-      {"team_padded256", team_call("team_padded256", league256, 256, RawPadded<T, Fma>{{}, raw})},
-      {"engine_direct", team_call("engine_direct", league256, 256, engine_functor(raw))},
-      {"team_raw256x4", team_call("team_raw256x4", league1024, 256, raw4)},
       {"team_raw256x2", team_call("team_raw256x2", league512, 256, raw2)},
       {"cuda_raw128", repeat([=] { cuda_raw<<<unsigned(league128), 128, 0, exec.cuda_stream()>>>(raw); })},
   };
+  constexpr int W = 16 / sizeof(T);
+  if (s != 1) {
+    vs.push_back({"engine_direct", team_call("engine_direct", league256, 256,
+                                             engine_functor<ki::Access::strided, 1, 1>(raw, {0, n, 0}))});
+    vs.push_back({"kstream_t128", kstream_call(t128)});
+    vs.push_back({"kstream_p4", kstream_call(p4)});
+    vs.push_back({"team_padded256", team_call("team_padded256", league256, 256, RawPadded<T, Fma>{{}, raw})});
+    vs.push_back({"team_raw256x4", team_call("team_raw256x4", league1024, 256, raw4)});
+  } else if (layout.x == layout.y && layout.x == layout.z && layout.x == out_offset) {  // packed
+    const std::int64_t head = std::int64_t(((16 - reinterpret_cast<std::uintptr_t>(raw.out) % 16) % 16) / sizeof(T));
+    const ki::Partition part{head, (n - head) / W, (n - head) % W};
+    vs.push_back({"engine_direct", team_call("engine_direct", int((part.body_items + 255) / 256), 256,
+                                             engine_functor<ki::Access::packed, W, 1>(raw, part))});
+  } else {  // contiguous: one pack's elements per thread
+    vs.push_back({"engine_direct", team_call("engine_direct", int((n + 256 * W - 1) / (256 * W)), 256,
+                                             engine_functor<ki::Access::contiguous, 1, W>(raw, {0, n, 0}))});
+  }
   if (once()) {
     for (const auto& variant : vs) variant.second();
     return;
@@ -190,8 +251,8 @@ void run(std::int64_t n, std::int64_t s) {
   for (std::size_t k = 0; k < vs.size(); ++k) {
     const auto& v = t[k];
     const double median = v[v.size() / 2] / reps;
-    std::printf("%s %-6s stride%lld n=2^%-2d %-14s median %9.3f us  p10 %9.3f p90 %9.3f  naive/variant %.4f\n",
-                Fma ? "fma" : "add", sizeof(T) == 4 ? "float" : "double", (long long)s,
+    std::printf("%s %-6s %-10s n=2^%-2d %-14s median %9.3f us  p10 %9.3f p90 %9.3f  naive/variant %.4f\n",
+                Fma ? "fma" : "add", sizeof(T) == 4 ? "float" : "double", layout.name,
                 int(std::bit_width(std::uint64_t(n)) - 1), vs[k].first, median, v[v.size() / 10] / reps,
                 v[v.size() * 9 / 10] / reps, naive / v[v.size() / 2]);
   }
@@ -202,15 +263,23 @@ int main(int argc, char** argv) {
   Kokkos::initialize(argc, argv);
   {
     const int max_log2 = argc > 1 ? std::atoi(argv[1]) : 28, min_log2 = argc > 2 ? std::atoi(argv[2]) : 20;
-    once() = argc > 3 && std::string(argv[3]) == "once";
+    const bool contiguous = argc > 3 && std::string(argv[3]) == "contiguous";
+    once() = argc > 4 && std::string(argv[4]) == "once";
     for (int log2 : {20, 22, 24, 28}) {
       if (log2 > max_log2 || log2 < min_log2) continue;
       const std::int64_t n = std::int64_t(1) << log2;
-      for (std::int64_t s : {2, 3}) {
-        run<float, false>(n, s);
-        run<float, true>(n, s);
-        run<double, false>(n, s);
-        run<double, true>(n, s);
+      if (contiguous) {  // doubles: unequally aligned floats run 1.28-1.73x naive (bench/results/README.md)
+        for (const Layout& layout : contiguous_layouts) {
+          run<double, false>(n, layout);
+          run<double, true>(n, layout);
+        }
+      } else {
+        for (const Layout& layout : strided_layouts) {
+          run<float, false>(n, layout);
+          run<float, true>(n, layout);
+          run<double, false>(n, layout);
+          run<double, true>(n, layout);
+        }
       }
     }
   }
