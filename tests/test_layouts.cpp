@@ -198,6 +198,66 @@ TYPED_TEST(LayoutTest, DefaultShapeOnStridedOperandsBeyondTheDeviceCache) {
       << add_case.describe();
 }
 
+// Contiguous operands spanning more than a device's cache, default shape: on a device fma of doubles runs one
+// element per thread (ContiguousElements) at every alignment, the other element types the tiled strategies; on a
+// host the tile path (the tile-spanning size). The suite's unequal layouts and one with only the output shifted,
+// an odd tail (n is not a multiple of the 256-thread teams).
+TYPED_TEST(LayoutTest, DefaultShapeOnContiguousOperandsBeyondTheDeviceCache) {
+  using T = typename TypeParam::value_type;
+  const std::int64_t cache = impl::device_cache_bytes(typename TypeParam::execution_space());
+  // fma's four operands span 4 n sizeof(T) bytes: a third past the cache.
+  const std::int64_t n =
+      std::max<std::int64_t>(3 * tile_elements<TypeParam>(), cache / (3 * std::int64_t(sizeof(T)))) + 7;
+  const std::vector<std::pair<std::array<Placement, 3>, Placement>> layouts = {
+      {{Placement{0, 1}, Placement{0, 1}, Placement{0, 1}}, {0, 1}},  // aligned
+      {{Placement{1, 1}, Placement{1, 1}, Placement{1, 1}}, {1, 1}},  // offset1
+      {{Placement{1, 1}, Placement{2, 1}, Placement{3, 1}}, {1, 1}},  // offsets123 (fma)
+      {{Placement{0, 1}, Placement{0, 1}, Placement{0, 1}}, {3, 1}},  // the output alone shifted
+  };
+  for (const auto& [inputs, out] : layouts) {
+    ElementwiseCase<3> c{.n = n, .inputs = inputs, .out = out};
+    EXPECT_EQ(default_shape_fma_error<TypeParam>(c), "") << c.describe();
+  }
+}
+
+// Which calls run one element per thread on contiguous views (tiled_engine.hpp, contiguous_elements): a device, the
+// default shape, three or more inputs, 8-byte elements throughout, every view contiguous, operands beyond the
+// device's cache.
+TEST(ContiguousElements, DeviceCallsOfThreeEightByteInputsBeyondTheCache) {
+  const Kokkos::DefaultHostExecutionSpace host;
+  const Kokkos::View<double*, Kokkos::HostSpace> host_doubles("host_doubles", 10);
+  EXPECT_FALSE(impl::contiguous_elements(host, default_tile_shape<Kokkos::DefaultHostExecutionSpace>(), host_doubles,
+                                         host_doubles, host_doubles, host_doubles));
+  using Exec = Kokkos::DefaultExecutionSpace;
+  if constexpr (is_device_execution_space_v<Exec>) {
+    const Exec exec;
+    const std::int64_t cache = impl::device_cache_bytes(exec);
+    ASSERT_GT(cache, 0) << "a CUDA or HIP device reports its last-level cache";
+    // Never dereferenced: the decision reads only extents, strides and element sizes.
+    auto* const nowhere = reinterpret_cast<void*>(std::uintptr_t(4096));
+    using Doubles = Kokkos::View<double*, Exec::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    using Floats = Kokkos::View<float*, Exec::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    using Int64s = Kokkos::View<std::int64_t*, Exec::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    using StridedDoubles =
+        Kokkos::View<double*, Kokkos::LayoutStride, Exec::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    const std::int64_t past = cache / 32 + 1;  // four views of `past` doubles span more than the cache
+    const Doubles big(static_cast<double*>(nowhere), past), small(static_cast<double*>(nowhere), 1000);
+    const Floats big_floats(static_cast<float*>(nowhere), 2 * past);
+    const Int64s big_integers(static_cast<std::int64_t*>(nowhere), past);
+    const StridedDoubles strided(static_cast<double*>(nowhere), Kokkos::LayoutStride(past, 2));
+    const TileShape shape = default_tile_shape<Exec>();
+    EXPECT_TRUE(impl::contiguous_elements(exec, shape, big, big, big, big));
+    EXPECT_TRUE(impl::contiguous_elements(exec, shape, big_integers, big_integers, big_integers, big_integers));
+    EXPECT_TRUE(impl::contiguous_elements(exec, shape, big, big, big, big, big));  // four inputs
+    EXPECT_FALSE(impl::contiguous_elements(exec, shape, small, small, small, small));
+    EXPECT_FALSE(impl::contiguous_elements(exec, shape, big, big, big));  // two inputs
+    EXPECT_FALSE(impl::contiguous_elements(exec, shape, big_floats, big_floats, big_floats, big_floats));
+    EXPECT_FALSE(impl::contiguous_elements(exec, shape, big, big_floats, big, big));
+    EXPECT_FALSE(impl::contiguous_elements(exec, shape, big, strided, big, big));
+    EXPECT_FALSE(impl::contiguous_elements(exec, TileShape{128, 1, 1}, big, big, big, big));
+  }
+}
+
 // Strided calls keep every element of a pack in flight on a device when the default shape runs and the operands
 // span at most the device's cache (tiled_engine.hpp, strided_slots_in_cache; used for elements under 8 bytes, the
 // others run StridedElements); with other shapes half of them.

@@ -26,6 +26,9 @@
 //               all of them when the operands fit the device's cache: strided_slots_in_cache). With the default
 //               shape on a device, strided calls other than floats within the cache run one element per index
 //               of a RangePolicy instead (StridedElements: no tiles, a 48-byte functor; strided_elements).
+// One exception before all of them: with the default shape on a device, contiguous calls of three or more inputs
+// of 8-byte elements whose operands exceed the device's cache (fma of doubles) run one element per thread of
+// 256-thread teams at any alignments (ContiguousElements; contiguous_elements).
 //
 // The body is cut into tiles of tile_items items (packs, or single elements), one tile per team (see
 // kstream/tiling.hpp for the arithmetic). Every tile but the last runs without bounds checks; the last one checks
@@ -473,6 +476,38 @@ struct StridedElements : OpField<Op> {
   }
 };
 
+/// Contiguous views of 8-byte elements with three or more inputs beyond the device's cache, default shape
+/// (contiguous_elements): one element per thread of 256-thread teams, whatever the views' alignments, with an
+/// explicit tail guard; the functor holds the pointers and n (fma: 40 bytes). Bytes in flight per thread decide
+/// it: fma of doubles moves 3 x 8 bytes per thread here against 3 x 16 in the packed and contiguous strategies
+/// (one pack, or one pack's two elements, per input), and on the H200 the 48 bytes ran behind. Measured there
+/// (bench/diagnostics/strided_kernels.cpp `contiguous`, paired rounds, naive = 1): fma double at 2^22, 2^24 and
+/// 2^28, aligned, offset1 and offsets123 in 256-thread teams of one element 0.9995-1.0037x (RangePolicy of one
+/// element 0.998-1.001x), two elements per thread 0.986-0.999x; add double (two inputs, 32 bytes per thread in the
+/// tiled strategies) the other way: two per thread 0.997-1.016x, one per thread in 256-thread teams 0.974-0.976x,
+/// so two-input calls keep the tiled strategies. Within the cache the tiled strategies lead (1.22-1.34x naive).
+template <class ExecSpace, class Op, class OutT, class... InTs>
+struct ContiguousElements : OpField<Op> {
+  using Seq = std::index_sequence_for<InTs...>;
+  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  OutT* out;
+  Slots<Seq, const InTs*...> in;
+  std::int64_t n;
+
+  ContiguousElements(OutT* out_, Slots<Seq, const InTs*...> in_, std::int64_t n_, const Op& op_)
+      : OpField<Op>(op_), out(out_), in(in_), n(n_) {}
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+    const std::int64_t i = std::int64_t(team.league_rank()) * team.team_size() + team.team_rank();
+    if (i < n) apply(i, Seq{});  // the tail guard: the last team's threads past n
+  }
+
+  template <std::size_t... Is>
+  KOKKOS_FORCEINLINE_FUNCTION void apply(std::int64_t i, std::index_sequence<Is...>) const {
+    out[i] = this->operation()(get<Is>(in)[i]...);
+  }
+};
+
 template <class View>
 std::uintptr_t address_of(const View& v) {
   return reinterpret_cast<std::uintptr_t>(v.data());
@@ -803,6 +838,22 @@ bool strided_elements(const ExecSpace& exec, const TileShape& shape, const OutVi
   return sizeof(typename OutView::value_type) >= 8 || !strided_in_cache(exec, shape, out, ins...);
 }
 
+/// Whether a call runs as ContiguousElements: on a device, with the default shape, three or more inputs, every
+/// element 8 bytes, every view contiguous, the operands beyond the device's cache, and few enough elements that
+/// one per thread fits a TeamPolicy's league.
+template <class ExecSpace, class OutView, class... InViews>
+bool contiguous_elements(const ExecSpace& exec, const TileShape& shape, const OutView& out, const InViews&... ins) {
+  if constexpr (sizeof...(InViews) < 3 || sizeof(typename OutView::value_type) != 8 ||
+                ((sizeof(typename InViews::value_type) != 8) || ...)) {
+    return false;
+  } else {
+    if (!is_device_execution_space_v<ExecSpace> || shape != default_tile_shape<ExecSpace>()) return false;
+    if (out.stride(0) != 1 || ((ins.stride(0) != 1) || ...)) return false;
+    const std::int64_t teams = (std::int64_t(out.extent(0)) + shape.team_size - 1) / shape.team_size;
+    return teams <= INT_MAX && spanned_bytes(out, ins...) > device_cache_bytes(exec);
+  }
+}
+
 /// Pack width for these element types: 16 bytes of the common element size, or 1 (scalar) for mixed sizes.
 template <class OutT, class... InTs>
 constexpr int pack_width() {
@@ -879,6 +930,14 @@ void tiled_transform(const Sink& sink, const char* label, const ExecSpace& exec,
   constexpr int width = pack_width<OutT, typename InViews::value_type...>();
   // Elements of the output type in one 16-byte pack: what the single-element strategies keep in flight per pack.
   constexpr int elements_per_pack = std::max<int>(1, pack_bytes / int(sizeof(OutT)));
+  if constexpr (is_device_execution_space_v<ExecSpace>) {
+    if (contiguous_elements(exec, shape, out, ins...)) {
+      using Functor = ContiguousElements<ExecSpace, Op, OutT, std::remove_const_t<typename InViews::value_type>...>;
+      const int team = shape.team_size;
+      return sink(label, Kokkos::TeamPolicy<ExecSpace>(exec, int((n + team - 1) / team), team),
+                  Functor(out.data(), {{ins.data()}...}, n, op));
+    }
+  }
   if constexpr (width > 1) {
     if (packable(out, ins...)) {
       const std::uintptr_t misalignment = address_of(out) % pack_bytes;
