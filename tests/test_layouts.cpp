@@ -220,6 +220,13 @@ TYPED_TEST(LayoutTest, DefaultShapeOnContiguousOperandsBeyondTheDeviceCache) {
   }
 }
 
+/// A device address for views that only a strategy decision reads (extents, strides, element sizes): never
+/// dereferenced.
+template <class T>
+T* nowhere() {
+  return reinterpret_cast<T*>(std::uintptr_t(4096));
+}
+
 // Which calls run one element per thread on contiguous views (tiled_engine.hpp, contiguous_elements): a device, the
 // default shape, three or more inputs, 8-byte elements throughout, every view contiguous, operands beyond the
 // device's cache.
@@ -233,18 +240,16 @@ TEST(ContiguousElements, DeviceCallsOfThreeEightByteInputsBeyondTheCache) {
     const Exec exec;
     const std::int64_t cache = impl::device_cache_bytes(exec);
     ASSERT_GT(cache, 0) << "a CUDA or HIP device reports its last-level cache";
-    // Never dereferenced: the decision reads only extents, strides and element sizes.
-    auto* const nowhere = reinterpret_cast<void*>(std::uintptr_t(4096));
     using Doubles = Kokkos::View<double*, Exec::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
     using Floats = Kokkos::View<float*, Exec::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
     using Int64s = Kokkos::View<std::int64_t*, Exec::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
     using StridedDoubles =
         Kokkos::View<double*, Kokkos::LayoutStride, Exec::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
     const std::int64_t past = cache / 32 + 1;  // four views of `past` doubles span more than the cache
-    const Doubles big(static_cast<double*>(nowhere), past), small(static_cast<double*>(nowhere), 1000);
-    const Floats big_floats(static_cast<float*>(nowhere), 2 * past);
-    const Int64s big_integers(static_cast<std::int64_t*>(nowhere), past);
-    const StridedDoubles strided(static_cast<double*>(nowhere), Kokkos::LayoutStride(past, 2));
+    const Doubles big(nowhere<double>(), past), small(nowhere<double>(), 1000);
+    const Floats big_floats(nowhere<float>(), 2 * past);
+    const Int64s big_integers(nowhere<std::int64_t>(), past);
+    const StridedDoubles strided(nowhere<double>(), Kokkos::LayoutStride(past, 2));
     const TileShape shape = default_tile_shape<Exec>();
     EXPECT_TRUE(impl::contiguous_elements(exec, shape, big, big, big, big));
     EXPECT_TRUE(impl::contiguous_elements(exec, shape, big_integers, big_integers, big_integers, big_integers));
@@ -279,11 +284,9 @@ TEST(StridedInCache, OnlyTheDefaultDeviceShapeOnOperandsWithinTheDeviceCache) {
     ASSERT_GT(cache, 0) << "a CUDA or HIP device reports its last-level cache";
     using DeviceStrided =
         Kokkos::View<float*, Kokkos::LayoutStride, Exec::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-    // Never dereferenced: the decision reads only extents and strides.
-    float* const nowhere = reinterpret_cast<float*>(std::uintptr_t(4096));
-    const DeviceStrided small(nowhere, Kokkos::LayoutStride(1000, 2));
+    const DeviceStrided small(nowhere<float>(), Kokkos::LayoutStride(1000, 2));
     const std::int64_t stride_past_cache = cache / 4;  // two elements span cache + 4 bytes
-    const DeviceStrided wide(nowhere, Kokkos::LayoutStride(2, std::size_t(stride_past_cache)));
+    const DeviceStrided wide(nowhere<float>(), Kokkos::LayoutStride(2, std::size_t(stride_past_cache)));
     const TileShape shape = default_tile_shape<Exec>();
     EXPECT_TRUE(impl::strided_in_cache(exec, shape, small, small, small));
     EXPECT_FALSE(impl::strided_in_cache(exec, TileShape{128, 1, 1}, small, small, small));
@@ -305,16 +308,14 @@ TEST(StridedElements, DefaultDeviceShapeExceptFloatsWithinTheCache) {
     const Exec exec;
     const std::int64_t cache = impl::device_cache_bytes(exec);
     ASSERT_GT(cache, 0) << "a CUDA or HIP device reports its last-level cache";
-    // Never dereferenced: the decision reads only extents and strides.
-    auto* const nowhere = reinterpret_cast<void*>(std::uintptr_t(4096));
     using Floats =
         Kokkos::View<float*, Kokkos::LayoutStride, Exec::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
     using Doubles =
         Kokkos::View<double*, Kokkos::LayoutStride, Exec::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-    const Floats small_floats(static_cast<float*>(nowhere), Kokkos::LayoutStride(1000, 2));
-    const Floats wide_floats(static_cast<float*>(nowhere), Kokkos::LayoutStride(2, std::size_t(cache / 4)));
-    const Doubles small_doubles(static_cast<double*>(nowhere), Kokkos::LayoutStride(1000, 2));
-    const Doubles huge_stride(static_cast<double*>(nowhere), Kokkos::LayoutStride(2, std::size_t(INT32_MAX) + 1));
+    const Floats small_floats(nowhere<float>(), Kokkos::LayoutStride(1000, 2));
+    const Floats wide_floats(nowhere<float>(), Kokkos::LayoutStride(2, std::size_t(cache / 4)));
+    const Doubles small_doubles(nowhere<double>(), Kokkos::LayoutStride(1000, 2));
+    const Doubles huge_stride(nowhere<double>(), Kokkos::LayoutStride(2, std::size_t(INT32_MAX) + 1));
     const TileShape shape = default_tile_shape<Exec>();
     EXPECT_FALSE(impl::strided_elements(exec, shape, small_floats, small_floats, small_floats));
     EXPECT_TRUE(impl::strided_elements(exec, shape, wide_floats, small_floats));

@@ -122,7 +122,8 @@ auto engine_functor(const Raw<T, Fma>& r, const kstream::impl::Partition& part) 
     return with_strides(ki::TiledFunctor<Exec, Mode, Width, Items, ki::FusedMultiplyAdd, T, T, T, T>(
         r.out, {{r.x}, {r.y}, {r.z}}, part, 1, {}));
   } else {
-    return with_strides(ki::TiledFunctor<Exec, Mode, Width, Items, ki::Plus, T, T, T>(r.out, {{r.x}, {r.y}}, part, 1, {}));
+    return with_strides(
+        ki::TiledFunctor<Exec, Mode, Width, Items, ki::Plus, T, T, T>(r.out, {{r.x}, {r.y}}, part, 1, {}));
   }
 }
 
