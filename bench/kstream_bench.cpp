@@ -272,10 +272,10 @@ template <class Exec, class T, class ViewLayout>
 bool streams_stores(Op op, const Operands<Exec, T, ViewLayout>& o) {
   switch (op) {
     case Op::add:
-      return impl::streams_stores<Exec>(o.out, o.x, o.y);
+      return impl::plan_of(Exec(), default_tile_shape<Exec>(), o.out, o.x, o.y).streaming_stores;
     case Op::fma:
     case Op::chain:
-      return impl::streams_stores<Exec>(o.out, o.x, o.y, o.z);
+      return impl::plan_of(Exec(), default_tile_shape<Exec>(), o.out, o.x, o.y, o.z).streaming_stores;
     default:
       return false;
   }

@@ -21,7 +21,7 @@ set(configure ${CMAKE_COMMAND} -S "${SOURCE_DIR}/examples/consumer" -B "${consum
               -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DKokkos_DIR=${KOKKOS_DIR} -DCMAKE_BUILD_TYPE=Release)
 if(MODE STREQUAL "install")
   run(${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${WORK_DIR}/prefix")
-  foreach(installed include/kstream/kstream.hpp include/kstream/version.hpp include/kstream/impl/tiled_engine.hpp)
+  foreach(installed include/kstream/kstream.hpp include/kstream/version.hpp include/kstream/impl/launch.hpp)
     if(NOT EXISTS "${WORK_DIR}/prefix/${installed}")
       message(FATAL_ERROR "consumer test (install): ${installed} was not installed")
     endif()

@@ -117,8 +117,7 @@ TYPED_TEST(IntegrationTest, EveryEntryPointLaunchesOneKernelWithItsLabel) {
   EXPECT_TRUE(kernels_of([&] { kstream::add(exec, empty, empty, empty); }).empty());
 }
 
-// ---- short calls on OpenMP: the calling thread, then only the threads a call pays for (explicit shapes and
-// instances are obeyed as given) ----
+// ---- short calls on OpenMP: the calling thread; larger ones on every thread (explicit shapes are obeyed) ----
 #if defined(KOKKOS_ENABLE_OPENMP)
 /// out = x + 1, counting the elements computed inside an OpenMP parallel region (through a pointer: the op is
 /// copied into the kernel).
@@ -156,7 +155,7 @@ TEST(ShortCalls, OpenMPRunsSmallCallsOnTheCallingThread) {
       for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(out(i), float(i % 1000) + 1.0f) << "n=" << n << " i=" << i;
       const bool calling_thread = threads > 1 && !explicit_shape && n <= last_inline;
       const TileShape shape = explicit_shape ? TileShape{1, 4, 1} : default_tile_shape<Kokkos::OpenMP>();
-      EXPECT_EQ(impl::host_threads_for(exec, shape, out, x) == 0, calling_thread)
+      EXPECT_EQ(impl::plan_of(exec, shape, out, x).threads == 0, calling_thread)
           << "n=" << n << " threads=" << threads;
       if (calling_thread) {
         EXPECT_EQ(in_parallel, 0) << "n=" << n;
@@ -167,139 +166,41 @@ TEST(ShortCalls, OpenMPRunsSmallCallsOnTheCallingThread) {
   }
 }
 
-TEST(ShortCalls, OpenMPWakesOnlyTheThreadsACallPaysFor) {
-  // One thread per 128 KiB of operands, rounded up to a power of two, at most all of them.
-  EXPECT_EQ(impl::threads_for(384 * 1024 + 1, 16), 4);
-  EXPECT_EQ(impl::threads_for(768 * 1024, 16), 8);
-  EXPECT_EQ(impl::threads_for(1536 * 1024, 16), 16);
-  EXPECT_EQ(impl::threads_for(std::int64_t(1) << 30, 16), 16);
-  EXPECT_EQ(impl::threads_for(400 * 1024, 3), 3);
+TEST(ShortCalls, OpenMPRunsLargerCallsOnEveryThread) {
   const Kokkos::OpenMP exec;
   const int threads = exec.concurrency();
-  const TileShape shape = default_tile_shape<Kokkos::OpenMP>();
   // transform(out, op, x) on floats moves 8 bytes per element.
   const std::int64_t first_parallel = impl::calling_thread_bytes(threads) / 8 + 1;
-  for (const std::int64_t n : {first_parallel, 3 * first_parallel, 40 * first_parallel}) {
+  for (const std::int64_t n : {first_parallel, 3 * first_parallel + 5}) {
     Kokkos::View<float*, Kokkos::HostSpace> x("x", n), out("out", n);
     for (std::int64_t i = 0; i < n; ++i) x(i) = float(i % 1000);
     int in_parallel = 0, largest_team = 0;
     kstream::transform(exec, out, CountParallelElements{&in_parallel, &largest_team}, x);
     exec.fence();
     for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(out(i), float(i % 1000) + 1.0f) << "n=" << n << " i=" << i;
-    const int expected = threads > 1 ? impl::threads_for(8 * n, threads) : threads;
-    EXPECT_EQ(impl::host_threads_for(exec, shape, out, x), expected) << "n=" << n;
+    const impl::Plan plan = impl::plan_of(exec, default_tile_shape<Kokkos::OpenMP>(), out, x);
+    EXPECT_EQ(plan.threads, threads) << "n=" << n;
+    EXPECT_EQ(plan.league, threads > 1 ? threads : 1) << "n=" << n << ": one tile per thread";
     if (threads > 1) {
       EXPECT_EQ(in_parallel, n) << "n=" << n;
-      EXPECT_EQ(largest_team, expected) << "n=" << n << " threads=" << threads;
-    }
-    // An instance of its own and an explicit shape are obeyed: all of the instance's threads, as Kokkos reports
-    // them (Kokkos 4 with its deprecated code reports the default instance's count for every OpenMP instance).
-    const Kokkos::OpenMP two(2);
-    EXPECT_EQ(impl::host_threads_for(two, shape, out, x), two.concurrency()) << "n=" << n;
-    EXPECT_EQ(impl::host_threads_for(exec, TileShape{1, 4, 1}, out, x), threads) << "n=" << n;
-  }
-}
-
-TEST(ShortCalls, OpenMPOpensItsOwnRegionOnlyOnTheDefaultInstanceOutsideParallelRegions) {
-  const Kokkos::OpenMP exec;
-  const Kokkos::OpenMP two(2);
-  EXPECT_TRUE(impl::opens_own_region(exec));
-  EXPECT_FALSE(impl::opens_own_region(two));
-  // Inside a parallel region a call goes to Kokkos, which runs it as it runs nested kernels (Kokkos 4 on the
-  // calling thread; Kokkos 5 only with nested parallelism enabled): kstream only decides not to open a region.
-  int team = 0;
-  bool own_region_inside = true;
-#pragma omp parallel num_threads(2)
-  if (omp_get_thread_num() == 0) {
-    team = omp_get_num_threads();
-    own_region_inside = impl::opens_own_region(exec);
-  }
-  if (team > 1) {
-    EXPECT_FALSE(own_region_inside);
-  }
-  // Large enough for every thread: the same exact results through kstream's region and through Kokkos on
-  // another instance.
-  const std::int64_t n = 40 * impl::calling_thread_bytes(exec.concurrency()) / 8 + 3;
-  Kokkos::View<float*, Kokkos::HostSpace> x("x", n);
-  for (std::int64_t i = 0; i < n; ++i) x(i) = float(i % 1000);
-  for (const bool default_instance : {true, false}) {
-    Kokkos::View<float*, Kokkos::HostSpace> out("out", n);
-    int in_parallel = 0;
-    if (default_instance) {
-      kstream::transform(exec, out, CountParallelElements{&in_parallel}, x);
-    } else {
-      kstream::transform(two, out, CountParallelElements{&in_parallel}, x);
-    }
-    exec.fence();
-    two.fence();
-    for (std::int64_t i = 0; i < n; ++i)
-      ASSERT_EQ(out(i), float(i % 1000) + 1.0f) << "default instance: " << default_instance << " i=" << i;
-    if (exec.concurrency() > 1) {
-      EXPECT_EQ(in_parallel, n) << "default instance: " << default_instance;
+      EXPECT_EQ(largest_team, threads) << "n=" << n;
     }
   }
-}
-
-// kstream's own region hands the functor to its threads as 64-bit scalars when it is trivially copyable and at
-// most region_words words (run_in_own_region), else as a firstprivate copy. Either way every tile runs exactly
-// once, on a functor whose every byte arrived.
-template <std::size_t Words, class Runs>
-struct TileRecorder {
-  std::uint64_t pattern[Words];
-  Runs runs;  // runs[tile]: how often the tile ran on an intact functor (one thread per tile: no race)
-
-  static std::uint64_t expected(std::size_t k) { return 0x9E3779B97F4A7C15ull * (k + 1); }
-  void operator()(std::int64_t tile) const {
-    bool intact = true;
-    for (std::size_t k = 0; k < Words; ++k) intact = intact && pattern[k] == expected(k);
-    if (intact) runs[tile] += 1;
-  }
-};
-
-template <class Recorder>
-void expect_every_tile_once(Recorder recorder, int* runs, std::int64_t league) {
-  for (std::size_t k = 0; k < std::size(recorder.pattern); ++k) recorder.pattern[k] = Recorder::expected(k);
-  for (std::int64_t t = 0; t < league; ++t) runs[t] = 0;
-  impl::run_in_own_region(recorder, league, Kokkos::OpenMP().concurrency());
-  for (std::int64_t t = 0; t < league; ++t) ASSERT_EQ(runs[t], 1) << "tile " << t;
-}
-
-TEST(ShortCalls, OwnRegionHandsEveryThreadTheWholeFunctor) {
-  constexpr std::int64_t league = 1000;
-  Kokkos::View<int*, Kokkos::HostSpace> runs("runs", league);
-  // Largest that crosses as words: 11 pattern words and the pointer, 96 bytes.
-  using Words96 = TileRecorder<impl::region_words - 1, int*>;
-  using Words104 = TileRecorder<impl::region_words, int*>;                 // one word too many
-  using Counted = TileRecorder<4, Kokkos::View<int*, Kokkos::HostSpace>>;  // not trivially copyable
-  static_assert(sizeof(Words96) == 96);
-  EXPECT_TRUE(impl::crosses_as_words<Words96>);
-  EXPECT_FALSE(impl::crosses_as_words<Words104>);
-  EXPECT_FALSE(impl::crosses_as_words<Counted>);
-  expect_every_tile_once(Words96{{}, runs.data()}, runs.data(), league);
-  expect_every_tile_once(Words104{{}, runs.data()}, runs.data(), league);
-  expect_every_tile_once(Counted{{}, runs}, runs.data(), league);
-  // What add, fma and a strided fma hand over on a host: as words.
-  using impl::Access;
-  EXPECT_TRUE((impl::crosses_as_words<
-               impl::TiledFunctor<Kokkos::OpenMP, Access::packed, 4, 4, impl::Plus, float, float, float>>));
-  EXPECT_TRUE((impl::crosses_as_words<impl::TiledFunctor<Kokkos::OpenMP, Access::packed, 2, 4, impl::FusedMultiplyAdd,
-                                                         double, double, double, double>>));
-  EXPECT_TRUE((impl::crosses_as_words<impl::TiledFunctor<Kokkos::OpenMP, Access::strided, 1, 8, impl::FusedMultiplyAdd,
-                                                         float, float, float, float>>));
 }
 #endif
 
 // ---- the kernel's parameters on a GPU: what add and fma read fits the first 48 bytes of the parameter block ----
 #if defined(KOKKOS_ENABLE_CUDA)
 TEST(DeviceKernel, AddAndFmaFunctorsFitTheParametersFirstLine) {
-  using impl::Access;
-  EXPECT_EQ(sizeof(impl::TiledFunctor<Kokkos::Cuda, Access::packed, 4, 1, impl::Plus, float, float, float>), 40u);
-  EXPECT_EQ(sizeof(impl::TiledFunctor<Kokkos::Cuda, Access::packed, 2, 1, impl::FusedMultiplyAdd, double, double,
+  using impl::Strategy;
+  EXPECT_EQ(sizeof(impl::TiledFunctor<Kokkos::Cuda, Strategy::packed, 4, 1, impl::Plus, float, float, float>), 40u);
+  EXPECT_EQ(sizeof(impl::TiledFunctor<Kokkos::Cuda, Strategy::packed, 2, 1, impl::FusedMultiplyAdd, double, double,
                                       double, double>),
             48u);
-  EXPECT_EQ(sizeof(impl::TiledFunctor<Kokkos::Cuda, Access::contiguous, 1, 4, impl::FusedMultiplyAdd, float, float,
+  EXPECT_EQ(sizeof(impl::TiledFunctor<Kokkos::Cuda, Strategy::contiguous, 1, 4, impl::FusedMultiplyAdd, float, float,
                                       float, float>),
             48u);
+  EXPECT_EQ(sizeof(impl::ElementsFunctor<impl::FusedMultiplyAdd, float, float, float, float>), 48u);
 }
 #endif
 

@@ -21,6 +21,12 @@ TYPED_TEST_SUITE(StreamingStoreTest, AllCases, CaseNames);
 template <class C>
 constexpr bool may_stream = !on_device<C> && KSTREAM_HOST_STREAMING_STORES;
 
+/// Whether kstream writes this call's output with streaming stores (its plan's say).
+template <class Exec, class OutView, class... InViews>
+bool streams(const OutView& out, const InViews&... ins) {
+  return impl::plan_of(Exec(), default_tile_shape<Exec>(), out, ins...).streaming_stores;
+}
+
 TYPED_TEST(StreamingStoreTest, BothStorePathsAreExactAtEdgeSizesAndPlacements) {
   using T = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;
@@ -61,7 +67,7 @@ TYPED_TEST(StreamingStoreTest, AliasedOutputFallsBackToPlainStoresAndStaysExact)
     EXPECT_EQ(run_case<TypeParam>(
                   c,
                   [](auto exec, auto o, auto x, auto y) {
-                    EXPECT_FALSE(impl::streams_stores<decltype(exec)>(o, x, y)) << "out aliases an input";
+                    EXPECT_FALSE(streams<decltype(exec)>(o, x, y)) << "out aliases an input";
                     kstream::add(exec, x, y, o);
                   },
                   [](T x, T y) { return T(x + y); }),
@@ -84,20 +90,20 @@ TYPED_TEST(StreamingStoreTest, PolicyFollowsModeSizeAliasingAndStrategy) {
   const Unmanaged shifted_out(buffer.data() + 33, huge);
 
   kstream::set_streaming_stores(StreamingStores::automatic);
-  EXPECT_EQ(impl::streams_stores<Exec>(out, x, y), may_stream<TypeParam>) << "large, packed, not aliased";
-  EXPECT_FALSE(impl::streams_stores<Exec>(small_out, small_x, small_x)) << "fits in cache";
-  EXPECT_FALSE(impl::streams_stores<Exec>(x, x, y)) << "out is an input";
-  EXPECT_EQ(impl::streams_stores<Exec>(shifted_out, x, y), may_stream<TypeParam>)
+  EXPECT_EQ(streams<Exec>(out, x, y), may_stream<TypeParam>) << "large, packed, not aliased";
+  EXPECT_FALSE(streams<Exec>(small_out, small_x, small_x)) << "fits in cache";
+  EXPECT_FALSE(streams<Exec>(x, x, y)) << "out is an input";
+  EXPECT_EQ(streams<Exec>(shifted_out, x, y), may_stream<TypeParam>)
       << "unequally aligned: the output streams at its own alignment";
-  EXPECT_FALSE(impl::streams_stores<Exec>(shifted_out, shifted_out, y)) << "unequally aligned, out is an input";
-  EXPECT_FALSE(impl::streams_stores<Exec>(Strided(buffer.data(), Kokkos::LayoutStride(huge / 2, 2)),
+  EXPECT_FALSE(streams<Exec>(shifted_out, shifted_out, y)) << "unequally aligned, out is an input";
+  EXPECT_FALSE(streams<Exec>(Strided(buffer.data(), Kokkos::LayoutStride(huge / 2, 2)),
                                           Strided(buffer.data() + 1, Kokkos::LayoutStride(huge / 2, 2)),
                                           Strided(buffer.data() + 5, Kokkos::LayoutStride(huge / 2, 2))))
       << "strided: no packs";
   kstream::set_streaming_stores(StreamingStores::always);
-  EXPECT_EQ(impl::streams_stores<Exec>(small_out, small_x, small_x), may_stream<TypeParam>) << "forced";
+  EXPECT_EQ(streams<Exec>(small_out, small_x, small_x), may_stream<TypeParam>) << "forced";
   kstream::set_streaming_stores(StreamingStores::never);
-  EXPECT_FALSE(impl::streams_stores<Exec>(out, x, y)) << "switched off";
+  EXPECT_FALSE(streams<Exec>(out, x, y)) << "switched off";
   EXPECT_EQ(kstream::streaming_stores(), StreamingStores::never);
 }
 

@@ -8,7 +8,7 @@
 // Asynchronous on exec, like Kokkos::parallel_for. Throws std::invalid_argument on extent mismatch or partial
 // overlap, naming the views. The kernel is labelled "kstream::add[tiled]" for Kokkos Tools.
 #include <kstream/impl/elementwise_ops.hpp>
-#include <kstream/impl/tiled_engine.hpp>
+#include <kstream/impl/launch.hpp>
 #include <kstream/tiling.hpp>
 
 namespace kstream {
@@ -18,7 +18,7 @@ template <class Sink, class ExecSpace, class XView, class YView, class OutView>
 void add_to(const Sink& sink, const ExecSpace& exec, const XView& x, const YView& y, const OutView& out,
             const TileShape& shape) {
   check_add<ExecSpace>(x, y, out);
-  tiled_transform(sink, "kstream::add[tiled]", exec, shape, out, Plus{}, x, y);
+  run_on_views(sink, "kstream::add[tiled]", exec, shape, out, Plus{}, x, y);
 }
 }  // namespace impl
 

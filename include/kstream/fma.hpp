@@ -6,7 +6,7 @@
 //
 // Same rules as kstream::add (see add.hpp); floating-point value types only. Label "kstream::fma[tiled]".
 #include <kstream/impl/elementwise_ops.hpp>
-#include <kstream/impl/tiled_engine.hpp>
+#include <kstream/impl/launch.hpp>
 #include <kstream/tiling.hpp>
 
 namespace kstream {
@@ -16,7 +16,7 @@ template <class Sink, class ExecSpace, class AView, class BView, class CView, cl
 void fma_to(const Sink& sink, const ExecSpace& exec, const AView& a, const BView& b, const CView& c, const OutView& out,
             const TileShape& shape) {
   check_fma<ExecSpace>(a, b, c, out);
-  tiled_transform(sink, "kstream::fma[tiled]", exec, shape, out, FusedMultiplyAdd{}, a, b, c);
+  run_on_views(sink, "kstream::fma[tiled]", exec, shape, out, FusedMultiplyAdd{}, a, b, c);
 }
 }  // namespace impl
 

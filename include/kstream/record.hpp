@@ -73,18 +73,9 @@ class Recorder {
   template <class Space, class Body>
   friend Recording<Space> record(const Space& exec, Body&& body);
 
-  /// Appends each kernel after the last one: the recording's program order.
-  struct AppendToGraph {
-    Recorder* recorder;
-    template <class Policy, class Functor>
-    void operator()(const char* label, const Policy& policy, const Functor& functor) const {
-      recorder->last_ = recorder->last_.then_parallel_for(std::string(label), policy, functor);
-      ++recorder->kernels_;
-    }
-  };
-
   Recorder(Node root, std::vector<std::any>& views) : last_(std::move(root)), views_(views) {}
-  AppendToGraph sink() { return AppendToGraph{this}; }
+  /// Appends each kernel after the last one: the recording's program order.
+  impl::AppendToGraph<ExecSpace> sink() { return {&last_, &kernels_}; }
   template <class... Views>
   void hold(const Views&... views) {
     (views_.emplace_back(views), ...);

@@ -15,8 +15,6 @@
 //   league_size = ceil(250 / 256) = 1; thread 5 loads pack 5 of each input (floats 20..23);
 //   threads 250..255 find pack 250..255 >= 250: the tail guard skips them.
 #include <Kokkos_Core.hpp>
-#include <algorithm>
-#include <climits>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -44,14 +42,13 @@ template <class ExecSpace>
 inline constexpr bool is_device_execution_space_v =
     !Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible;
 
-/// The shape each backend gets unless the caller passes one.
-/// Device spaces: 256 threads x 1 pack per input (with 2-3 inputs, that is 2-3 independent 16-byte loads in flight
-/// per thread): best or within noise of best over a 32-shape grid at n = 2^24 and 2^28 on the H200
-/// (bench/results/, docs/results.md);
-/// host spaces: one tile per thread, its contiguous share of the call (like `omp parallel for schedule(static)`),
-/// walked as a plain loop the compiler vectorizes. There the default's packs_in_flight and chunks_per_thread only
-/// name it (spread_over_threads sets the tile's length); an explicit host shape sets tiles of
-/// packs_in_flight x chunks_per_thread packs (tiled_engine.hpp).
+/// The shape each backend gets unless the caller passes one (docs/engine.md has the measurements).
+/// Device spaces: 256 threads x 1 pack per input in flight. Host spaces: one tile per thread, its contiguous share
+/// of the call, walked as a plain loop the compiler vectorizes; there the default's packs_in_flight and
+/// chunks_per_thread only name it, while an explicit host shape sets tiles of team_size x packs_in_flight x
+/// chunks_per_thread packs, each one thread's loop. packs_in_flight sizes the register arrays of the packed
+/// strategy on devices; the single-element and shifted strategies keep one pack's worth in flight and repeat it
+/// packs_in_flight x chunks_per_thread times.
 template <class ExecSpace>
 constexpr TileShape default_tile_shape() {
   if constexpr (is_device_execution_space_v<ExecSpace>) {
@@ -60,33 +57,6 @@ constexpr TileShape default_tile_shape() {
     return TileShape{1, 4, 256};
   }
 }
-
-namespace impl {
-/// The default shape on a host space, for a call of body_items items (slots of them per thread and chunk) that runs
-/// on `threads` threads (0: the calling thread): one tile per thread, as many chunks as that takes. Explicit shapes
-/// and device spaces are left alone.
-/// Measured on the H200 machine's 16 cores (bench/results/README.md, host_paired with shuffled rounds): one tile
-/// per thread against tiles of 1024 packs at n = 2^17 and 2^18 (2-8 tiles per thread, all 16 threads), add and fma,
-/// float and double: faster in 6 of 8 cases (one tie) and 8 of 8 in two runs, by up to 5 %; at 2^24 and 2^28 tiles
-/// of 256-4096 packs ran within the runs' noise of each other (2026-11-30_H200-host_openmp_tile_grid.json, from the
-/// CUDA build's OpenMP backend: no host-only tile grid was run).
-/// (Smaller device teams for short calls, so that they reach more multiprocessors, were measured and dropped: at
-/// n = 4096, chains of recorded calls ran within 4 % of each other for teams of 32 to 256 threads;
-/// bench/results/2026-11-30_H200_cuda_chain64_team_sizes.json.)
-template <class ExecSpace>
-TileShape spread_over_threads(int threads, const TileShape& shape, std::int64_t body_items, int slots) {
-  if constexpr (is_device_execution_space_v<ExecSpace>) {
-    return shape;
-  } else {
-    if (shape != default_tile_shape<ExecSpace>()) return shape;
-    const std::int64_t per_round = std::int64_t(std::max(threads, 1)) * shape.team_size * slots;
-    const std::int64_t chunks = (body_items + per_round - 1) / per_round;
-    TileShape spread = shape;
-    spread.chunks_per_thread = int(std::clamp<std::int64_t>(chunks, 1, INT_MAX));
-    return spread;
-  }
-}
-}  // namespace impl
 
 /// Throws std::invalid_argument naming the bad field.
 inline void validate(const TileShape& shape, const char* where) {

@@ -10,7 +10,7 @@
 // Errors: std::invalid_argument for extent mismatch, partial overlap of out with an input, a stride-0 output or a
 // bad tile shape; a view the execution space cannot access is a compile-time error. out == input is allowed.
 #include <kstream/impl/checks.hpp>
-#include <kstream/impl/tiled_engine.hpp>
+#include <kstream/impl/launch.hpp>
 #include <kstream/tiling.hpp>
 #include <type_traits>
 
@@ -23,7 +23,7 @@ void transform_to(const Sink& sink, const ExecSpace& exec, const TileShape& shap
   static_assert(sizeof...(InViews) >= 1, "kstream::transform: give at least one input view");
   static_check_views<ExecSpace, OutView, InViews...>();
   check_arguments("kstream::transform", nullptr, out, ins...);
-  tiled_transform(sink, "kstream::transform[tiled]", exec, shape, out, op, ins...);
+  run_on_views(sink, "kstream::transform[tiled]", exec, shape, out, op, ins...);
 }
 }  // namespace impl
 

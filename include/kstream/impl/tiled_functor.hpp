@@ -1,0 +1,316 @@
+#pragma once
+// The tiled kernel of the packed, shifted, contiguous and strided strategies (kstream/impl/plan.hpp).
+//
+// The body of body_items items (packs, or single elements) is cut into tiles, one per team on a device and one
+// per thread on a host (kstream/tiling.hpp has the arithmetic and a worked example). Every tile but the last runs
+// without bounds checks; the last one checks each item against body_items (the tail guard, the mask of a Triton
+// kernel) and also does the head and tail scalars of the pack strategies. No strategy touches memory outside any
+// view's elements.
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <kstream/impl/pack.hpp>
+#include <kstream/impl/plan.hpp>
+#include <kstream/impl/slots.hpp>
+#include <kstream/impl/store_policy.hpp>
+#include <type_traits>
+#include <utility>
+
+namespace kstream::impl {
+
+constexpr bool moves_packs(Strategy s) {
+  return s == Strategy::packed || s == Strategy::shifted;
+}
+
+/// The strides of a strided call (other strategies carry none).
+template <bool Strided, std::size_t Inputs>
+struct StrideFields {
+  std::int64_t out_stride = 1;
+  std::int64_t in_strides[Inputs] = {};
+};
+template <std::size_t Inputs>
+struct StrideFields<false, Inputs> {};
+
+/// Each input's offset, in elements, from the 16-byte boundary before its element at the output's first pack
+/// boundary (shifted only).
+template <bool Shifted, std::size_t Inputs>
+struct ShiftFields {
+  std::int8_t shift[Inputs] = {};
+};
+template <std::size_t Inputs>
+struct ShiftFields<false, Inputs> {};
+
+/// Whether a host call streams its stores; a device call never does.
+template <bool Host>
+struct StoreFields {
+  bool streaming_stores = false;
+};
+template <>
+struct StoreFields<false> {
+  static constexpr bool streaming_stores = false;
+};
+
+/// Items of Width elements (Width > 1 only for packed and shifted); ItemsInFlight: items of every input a device
+/// thread loads before it computes and stores any (hosts: 1, their tile is one plain loop).
+template <class ExecSpace, Strategy Mode, int Width, int ItemsInFlight, class Op, class OutT, class... InTs>
+struct TiledFunctor : StrideFields<Mode == Strategy::strided, sizeof...(InTs)>,
+                      ShiftFields<Mode == Strategy::shifted, sizeof...(InTs)>,
+                      StoreFields<!is_device_execution_space_v<ExecSpace>>,
+                      OpField<Op> {
+  static_assert(moves_packs(Mode) || Width == 1, "only the pack strategies move several elements per item");
+  static_assert(Mode != Strategy::elements, "elements run as ElementsFunctor");
+  static constexpr bool device = is_device_execution_space_v<ExecSpace>;
+  using Seq = std::index_sequence_for<InTs...>;
+  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  using InputItems = Slots<Seq, Pack<InTs, Width>...>;
+  using RawItems = Slots<Seq, PackPair<InTs, Width>...>;
+
+  // On a GPU the functor is the kernel's parameter block: only what the kernel reads, add and fma in its first
+  // 64-byte line (strides only when strided, the store policy only on hosts, an empty operation takes no bytes).
+  OutT* out;
+  Slots<Seq, const InTs*...> in;
+  std::int64_t body_items;
+  int chunks_per_thread;
+  std::int16_t head;  // scalars before the body of packs
+  std::int16_t tail;  // scalars after it
+
+  TiledFunctor(OutT* out_, Slots<Seq, const InTs*...> in_, const Plan& plan, const Op& op_)
+      : OpField<Op>(op_),
+        out(out_),
+        in(in_),
+        body_items(plan.body_items),
+        chunks_per_thread(plan.chunks_per_thread),
+        head(std::int16_t(plan.head)),
+        tail(std::int16_t(plan.tail)) {}
+
+  KOKKOS_FORCEINLINE_FUNCTION std::int64_t tile_items(int team_size) const {
+    return std::int64_t(team_size) * ItemsInFlight * chunks_per_thread;
+  }
+
+  // Devices: one team per tile.
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+    const int rank = team.team_rank();
+    const int team_size = team.team_size();
+    const std::int64_t tile_first = std::int64_t(team.league_rank()) * tile_items(team_size);
+    const std::int64_t tile_end = tile_first + tile_items(team_size);
+    if constexpr (Mode == Strategy::shifted && sizeof...(InTs) >= 3) {
+      // Three or more shifted inputs: every aligned pack loaded before any is shifted (docs/engine.md).
+      KSTREAM_DEVICE_NO_UNROLL
+      for (int chunk = 0; chunk < chunks_per_thread; ++chunk)
+        run_one_pass(tile_first + std::int64_t(chunk) * ItemsInFlight * team_size + rank, team_size);
+    } else if (tile_end <= body_items) {
+      run_tile<false>(tile_first, rank, team_size);
+    } else {
+      run_tile<true>(tile_first, rank, team_size);
+    }
+    if (tile_end >= body_items) run_edges(rank, team_size, Seq{});
+  }
+
+  // Hosts: tile `tile` (chunks_per_thread items), walked front to back by one thread. A local copy of the
+  // functor: in host memory the output stores could alias it as far as the compiler knows.
+  void operator()(std::int64_t tile) const {
+    static_assert(ItemsInFlight == 1, "host tiles are plain loops");
+    const TiledFunctor local(*this);
+    const std::int64_t first = tile * chunks_per_thread, end = first + chunks_per_thread;
+    local.run_host_tile(first, std::min(end, body_items), Seq{});
+    if (end >= body_items) local.run_edges(0, 1, Seq{});
+    if (this->streaming_stores) streaming_store_fence();  // visible at the join
+  }
+
+ private:
+  // One host thread, items [first, last): a plain loop the compiler vectorizes to the CPU's width. Streaming
+  // stores go pack by pack.
+  template <std::size_t... Is>
+  void run_host_tile(std::int64_t first, std::int64_t last, std::index_sequence<Is...>) const {
+    OutT* const target = out;
+    if constexpr (Mode == Strategy::packed) {
+      if (this->streaming_stores) {
+        for (std::int64_t item = first; item < last; ++item)
+          streaming_store(reinterpret_cast<Pack<OutT, Width>*>(target + head + item * Width),
+                          compute(load_all(item, Seq{}), Seq{}));
+        return;
+      }
+    }
+    if constexpr (Mode == Strategy::contiguous && elements_per_pack(sizeof(OutT)) > 1) {
+      if (this->streaming_stores) return stream_host_elements(first, last, Seq{});
+    }
+    if constexpr (Mode == Strategy::strided) {
+      const std::int64_t target_stride = this->out_stride;
+      KSTREAM_IVDEP
+      for (std::int64_t i = first; i < last; ++i)
+        target[i * target_stride] = this->operation()(get<Is>(in)[i * this->in_strides[Is]]...);
+    } else {
+      const std::int64_t begin = head + first * Width, end = head + last * Width;
+      KSTREAM_IVDEP
+      for (std::int64_t i = begin; i < end; ++i) target[i] = this->operation()(get<Is>(in)[i]...);
+    }
+  }
+
+  // Unequally aligned contiguous views with streaming stores: the output is written in 16-byte packs at its own
+  // alignment (scalars before the first pack boundary and after the last), the inputs read at theirs.
+  template <std::size_t... Is>
+  void stream_host_elements(std::int64_t first, std::int64_t last, std::index_sequence<Is...>) const {
+    constexpr int W = elements_per_pack(sizeof(OutT));
+    OutT* const target = out;
+    const std::int64_t past_boundary =
+        std::int64_t(reinterpret_cast<std::uintptr_t>(target + first) % pack_bytes) / std::int64_t(sizeof(OutT));
+    const std::int64_t packs_from = std::min(last, first + (past_boundary == 0 ? 0 : W - past_boundary));
+    std::int64_t i = first;
+    for (; i < packs_from; ++i) target[i] = this->operation()(get<Is>(in)[i]...);
+    for (; i + W <= last; i += W) {
+      Pack<OutT, W> result;
+      for (int lane = 0; lane < W; ++lane) result.lane[lane] = this->operation()(get<Is>(in)[i + lane]...);
+      streaming_store(reinterpret_cast<Pack<OutT, W>*>(target + i), result);
+    }
+    for (; i < last; ++i) target[i] = this->operation()(get<Is>(in)[i]...);
+  }
+
+  // Loads ItemsInFlight items of every input, then computes and stores them; Guarded skips items >= body_items.
+  // Thread `rank` takes items first + slot * team_size: a warp's loads are adjacent (coalesced). The chunk loop
+  // stays rolled on a GPU (unrolled it only lengthens the kernel; the loads of one chunk are what is in flight).
+  template <bool Guarded>
+  KOKKOS_INLINE_FUNCTION void run_tile(std::int64_t tile_first, int rank, int team_size) const {
+    int chunk = 0;
+    KSTREAM_DEVICE_NO_UNROLL
+    do {  // chunks_per_thread >= 1
+      const std::int64_t first = tile_first + std::int64_t(chunk) * ItemsInFlight * team_size + rank;
+      InputItems loaded[ItemsInFlight]{};  // value-initialized: guarded slots stay unread, but defined
+      KSTREAM_DEVICE_UNROLL
+      for (int slot = 0; slot < ItemsInFlight; ++slot) {
+        const std::int64_t item = first + std::int64_t(slot) * team_size;
+        if (!Guarded || item < body_items) loaded[slot] = load_all(item, Seq{});
+      }
+      KSTREAM_DEVICE_UNROLL
+      for (int slot = 0; slot < ItemsInFlight; ++slot) {
+        const std::int64_t item = first + std::int64_t(slot) * team_size;
+        if (!Guarded || item < body_items) store(item, compute(loaded[slot], Seq{}));
+      }
+    } while (++chunk < chunks_per_thread);
+  }
+
+  // One guarded pass of the shifted strategy: every aligned pack loaded before the first shift (a shift branches
+  // on the input's offset, and a load after it waits for the loads before it).
+  KOKKOS_INLINE_FUNCTION void run_one_pass(std::int64_t first, int team_size) const {
+    RawItems raw[ItemsInFlight]{};
+    KSTREAM_DEVICE_UNROLL
+    for (int slot = 0; slot < ItemsInFlight; ++slot) {
+      const std::int64_t item = first + std::int64_t(slot) * team_size;
+      if (item < body_items) load_pairs(raw[slot], item, Seq{});
+    }
+    KSTREAM_DEVICE_UNROLL
+    for (int slot = 0; slot < ItemsInFlight; ++slot) {
+      const std::int64_t item = first + std::int64_t(slot) * team_size;
+      if (item < body_items) store(item, compute(shift_all(raw[slot], Seq{}), Seq{}));
+    }
+  }
+
+  template <std::size_t... Is>
+  KOKKOS_FORCEINLINE_FUNCTION void load_pairs(RawItems& raw, std::int64_t item, std::index_sequence<Is...>) const {
+    ((get<Is>(raw) = load_pair<Is>(item)), ...);
+  }
+
+  // Input I's two aligned packs around item `item`'s elements (the second only where the input is shifted).
+  template <std::size_t I>
+  KOKKOS_FORCEINLINE_FUNCTION auto load_pair(std::int64_t item) const {
+    using T = std::remove_const_t<std::remove_pointer_t<std::remove_reference_t<decltype(get<I>(in))>>>;
+    const int shift = this->shift[I];
+    const auto* aligned = reinterpret_cast<const Pack<T, Width>*>(get<I>(in) + head + item * Width - shift);
+    PackPair<T, Width> pair{aligned[0], {}};
+    if (shift != 0) pair.second = aligned[1];
+    return pair;
+  }
+
+  template <std::size_t... Is>
+  KOKKOS_FORCEINLINE_FUNCTION InputItems shift_all(const RawItems& raw, std::index_sequence<Is...>) const {
+    InputItems shifted;
+    ((get<Is>(shifted) = shifted_pack(get<Is>(raw).first, get<Is>(raw).second, int(this->shift[Is]),
+                                      std::make_integer_sequence<int, Width>{})),
+     ...);
+    return shifted;
+  }
+
+  template <std::size_t... Is>
+  KOKKOS_FORCEINLINE_FUNCTION InputItems load_all(std::int64_t item, std::index_sequence<Is...>) const {
+    InputItems loaded;
+    ((get<Is>(loaded) = load<Is>(item)), ...);
+    return loaded;
+  }
+
+  // Input I's item `item`, by strategy.
+  template <std::size_t I>
+  KOKKOS_FORCEINLINE_FUNCTION auto load(std::int64_t item) const {
+    const auto* const data = get<I>(in);
+    using T = std::remove_const_t<std::remove_pointer_t<std::remove_const_t<decltype(data)>>>;
+    if constexpr (Mode == Strategy::packed) {
+      return *reinterpret_cast<const Pack<T, Width>*>(data + head + item * Width);
+    } else if constexpr (Mode == Strategy::shifted) {
+      // Shifted as loaded (one or two inputs; three or more load every pair first: run_one_pass).
+      const int shift = this->shift[I];
+      const auto* aligned = reinterpret_cast<const Pack<T, Width>*>(data + head + item * Width - shift);
+      const Pack<T, Width> first = aligned[0];
+      if (shift == 0) return first;
+      return shifted_pack(first, aligned[1], shift, std::make_integer_sequence<int, Width>{});
+    } else if constexpr (Mode == Strategy::contiguous) {
+      return Pack<T, 1>{{data[item]}};
+    } else {
+      return Pack<T, 1>{{data[item * this->in_strides[I]]}};
+    }
+  }
+
+  template <std::size_t... Is>
+  KOKKOS_FORCEINLINE_FUNCTION Pack<OutT, Width> compute(const InputItems& loaded, std::index_sequence<Is...>) const {
+    Pack<OutT, Width> result;
+    for (int lane = 0; lane < Width; ++lane) result.lane[lane] = this->operation()(get<Is>(loaded).lane[lane]...);
+    return result;
+  }
+
+  KOKKOS_FORCEINLINE_FUNCTION void store(std::int64_t item, const Pack<OutT, Width>& result) const {
+    if constexpr (moves_packs(Mode)) {
+      *reinterpret_cast<Pack<OutT, Width>*>(out + head + item * Width) = result;
+    } else if constexpr (Mode == Strategy::contiguous) {
+      out[item] = result.lane[0];
+    } else {
+      out[item * this->out_stride] = result.lane[0];
+    }
+  }
+
+  // Head and tail scalars of the pack strategies (every stride 1; the others have none). A rolled loop on a GPU:
+  // unrolled, every team's prologue computed its trip count for the last team's few scalars.
+  template <std::size_t... Is>
+  KOKKOS_INLINE_FUNCTION void run_edges(int rank, int team_size, std::index_sequence<Is...>) const {
+    const int edge_elements = head + tail;
+    KSTREAM_DEVICE_NO_UNROLL
+    for (int e = rank; e < edge_elements; e += team_size) {
+      const std::int64_t i = e < head ? std::int64_t(e) : head + body_items * Width + (e - head);
+      out[i] = this->operation()(get<Is>(in)[i]...);
+    }
+  }
+};
+
+/// Strided calls on a device with the default shape (Strategy::elements): one element per index of a
+/// RangePolicy, from a functor of the pointers and 32-bit strides only (fma: 48 bytes). Its kernel reaches its
+/// first load in a few instructions, where the tiled kernel first computes its tile bounds.
+template <class Op, class OutT, class... InTs>
+struct ElementsFunctor : OpField<Op> {
+  using Seq = std::index_sequence_for<InTs...>;
+  OutT* out;
+  Slots<Seq, const InTs*...> in;
+  std::int32_t out_stride;
+  std::int32_t in_strides[sizeof...(InTs)];
+
+  ElementsFunctor(OutT* out_, Slots<Seq, const InTs*...> in_, std::int32_t out_stride_,
+                  const std::int32_t (&in_strides_)[sizeof...(InTs)], const Op& op_)
+      : OpField<Op>(op_), out(out_), in(in_), out_stride(out_stride_) {
+    for (std::size_t k = 0; k < sizeof...(InTs); ++k) in_strides[k] = in_strides_[k];
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const { apply(i, Seq{}); }
+
+  template <std::size_t... Is>
+  KOKKOS_FORCEINLINE_FUNCTION void apply(std::int64_t i, std::index_sequence<Is...>) const {
+    out[i * out_stride] = this->operation()(get<Is>(in)[i * in_strides[Is]]...);
+  }
+};
+
+}  // namespace kstream::impl
