@@ -47,10 +47,13 @@ for preset in $presets; do
       other_kokkos=$KSTREAM_SERIAL_KOKKOS_ROOT
     fi
   fi
+  # The tuning programs (bench/tuning) build in the OpenMP configuration, so they cannot rot.
+  tuning=""
+  [[ "$preset" == openmp ]] && tuning="-DKSTREAM_BUILD_TUNING=ON"
   # OpenMP threads: the machine's cores, bound, as a user would run; Serial ignores them.
   set +e
   KSTREAM_ROOT_KOKKOS=$kokkos_root OMP_PROC_BIND=${OMP_PROC_BIND:-spread} OMP_PLACES=${OMP_PLACES:-threads} \
-    kstream_in_root bash -c "cmake --preset $preset -DKSTREAM_OTHER_KOKKOS_DIR=$other_kokkos >/dev/null &&
+    kstream_in_root bash -c "cmake --preset $preset -DKSTREAM_OTHER_KOKKOS_DIR=$other_kokkos $tuning >/dev/null &&
       cmake --build --preset $preset &&
       ctest --preset $preset -j \$(nproc)" 2>&1 | tee "$log_dir/$preset.log"
   set -e

@@ -1,18 +1,13 @@
-// Diagnostic, not part of the build: paired host timing of kstream's tiled add/fma, the naive Kokkos kernel, a
-// raw `omp parallel for` on all threads and on 2, 4 and 8 of them, kstream on an OpenMP instance of its own
-// (Kokkos::parallel_for on all its threads: the dispatch kstream bypasses on the default instance) and on
-// Kokkos::Serial (one thread).
-// The variants alternate in 31 rounds of a few milliseconds each, so that the machine's drift hits all of them
-// alike (the Google Benchmark suite interleaves whole repetitions, too coarse on a noisy host). Prints the median
-// and p10/p90 microseconds per call, n = 2^13 .. 2^max_log2 (default 20).
+// Tuning program behind the host rows of docs/engine.md (OpenMP; built with -DKSTREAM_BUILD_TUNING=ON): paired
+// host timing of kstream's tiled add/fma, the naive Kokkos kernel, a raw `omp parallel for` on all threads and on
+// 2, 4 and 8 of them, and kstream on Kokkos::Serial (one thread). The variants alternate in 31 rounds of a few
+// milliseconds each, so that the machine's drift hits all of them alike. Prints the median and p10/p90
+// microseconds per call, n = 2^13 .. 2^max_log2 (default 20).
 // With a stride (second argument, > 1): LayoutStride views of that stride and only tiled, naive, the loop and
-// naive once more (`naive_again`: the spread of identical calls; the other variants are about contiguous calls of
-// mid sizes), at n = 2^min_log2 (third argument, default 20), 4x as many, ... 2^max_log2.
+// naive once more (`naive_again`: the spread of identical calls), at n = 2^min_log2 (third argument, default 20),
+// 4x as many, ... 2^max_log2.
 //
-//   g++ -O3 -march=native -std=c++20 -fopenmp -Iinclude -I<build>/include -I<kokkos>/include \
-//       -DKSTREAM_COMPILER='"g++"' -DKSTREAM_HOST_ARCH_FLAG='"-march=native"' bench/diagnostics/host_paired.cpp \
-//       src/*.cpp -L<kokkos>/lib -lkokkoscore -ldl -o host_paired
-//   OMP_NUM_THREADS=16 OMP_PROC_BIND=spread OMP_PLACES=threads ./host_paired [max_log2 [stride [min_log2]]]
+//   OMP_NUM_THREADS=16 OMP_PROC_BIND=spread OMP_PLACES=threads host_paired [max_log2 [stride [min_log2]]]
 #include <Kokkos_Core.hpp>
 #include <kstream/kstream.hpp>
 
@@ -26,21 +21,9 @@
 #include <vector>
 using Variants = std::vector<std::pair<const char*, std::function<void()>>>;
 
-/// The variants about contiguous calls of mid sizes: kstream on its own instance and with one tile per thread as
-/// an explicit shape, the loop on fewer threads, kstream on Serial.
+/// The variants about contiguous calls of mid sizes: the loop on fewer threads, kstream on Serial.
 template <class T, bool Fma, class V>
-void add_contiguous_variants(Variants& vs, const Kokkos::OpenMP& exec, const Kokkos::OpenMP& own, std::int64_t n,
-                             const V& x, const V& y, const V& z, const V& o) {
-  // kstream through Kokkos::parallel_for: on an instance of its own (all of its threads, Kokkos' region), against
-  // "tiled" on the default instance (kstream's own region, fewer threads for mid sizes).
-  vs.push_back({"tiled_kk", [=, &own] { if constexpr (Fma) kstream::fma(own, x, y, z, o); else kstream::add(own, x, y, o); }});
-  // One tile per thread as an explicit shape (n / (4 W threads) chunks): the default's tiles since af9700a (before:
-  // 16 KiB tiles), through the explicit-shape path (all threads, its team-size check).
-  const int one_tile = int(std::max<std::int64_t>(1, n / (16 / sizeof(T)) / 4 / exec.concurrency()));
-  vs.push_back({"tiled_1tile", [=] {
-     const kstream::TileShape shape{1, 4, one_tile};
-     if constexpr (Fma) kstream::fma(exec, x, y, z, o, shape); else kstream::add(exec, x, y, o, shape);
-   }});
+void add_contiguous_variants(Variants& vs, std::int64_t n, const V& x, const V& y, const V& z, const V& o) {
   for (int k : {2, 4, 8}) {
     vs.push_back({k == 2 ? "omp2" : k == 4 ? "omp4" : "omp8", [=] {
          const T* xa = x.data(); const T* ya = y.data(); const T* za = z.data(); T* oa = o.data();
@@ -69,8 +52,6 @@ void run(std::int64_t n, std::int64_t stride = 1) {
   };
   const V x = view(px), y = view(py), z = view(pz), o = view(po);
   Kokkos::OpenMP exec;
-  static const Kokkos::OpenMP& own = *new Kokkos::OpenMP(exec.concurrency());  // kept: Kokkos forbids destroying
-                                                                               // an instance after finalize
   const int reps = int(std::max<std::int64_t>(4, (std::int64_t(1) << 24) / n));
   Variants vs = {
       {"tiled", [&] { if constexpr (Fma) kstream::fma(exec, x, y, z, o); else kstream::add(exec, x, y, o); }},
@@ -90,7 +71,7 @@ void run(std::int64_t n, std::int64_t stride = 1) {
        }},
   };
   if constexpr (contiguous) {
-    add_contiguous_variants<T, Fma>(vs, exec, own, n, x, y, z, o);
+    add_contiguous_variants<T, Fma>(vs, n, x, y, z, o);
   } else {  // naive once more, as a variant of its own: the spread of identical calls on this host (A/A)
     vs.push_back({"naive_again", vs[1].second});
   }

@@ -1,34 +1,21 @@
-// Diagnostic, not part of the build: a strided or unequally aligned kstream call on a GPU against the naive
-// baseline. add and fma over LayoutStride views (stride 2 and 3) of float and double, or (layouts "contiguous")
-// over contiguous views of doubles at the suite's contiguous layouts (aligned; offset1: every view one element in;
-// offsets123: x + 1, y + 2, z + 3, out + 3 for add and + 1 for fma), as kstream (default and explicit shapes), as
-// the naive baseline, and as minimal kernels of each policy with raw pointers, in paired rounds (31 rounds, the
-// variants taking turns in shuffled order; bench/diagnostics/paired_rounds.hpp). Prints each variant's median
-// microseconds per call and its ratio to naive's (naive / variant: > 1 is faster than naive).
+// Tuning program behind the strided rows of docs/engine.md (CUDA; built with -DKSTREAM_BUILD_TUNING=ON): a
+// strided or unequally aligned kstream call on a GPU against the naive baseline. add and fma over LayoutStride
+// views (stride 2 and 3) of float and double, or (layouts "contiguous") over contiguous views of doubles at the
+// suite's contiguous layouts (aligned; offset1: every view one element in; offsets123: x + 1, y + 2, z + 3,
+// out + 3 for add and + 1 for fma), in paired rounds (31 rounds, the variants taking turns in shuffled order;
+// paired_rounds.hpp). Prints each variant's median microseconds per call and naive / variant (> 1: faster).
 //   naive         kstream::naive (Kokkos RangePolicy lambda over the views, one element per thread)
 //   naive_again   the same calls once more, as a variant of its own: the spread of identical kernels (A/A)
-//   kstream       kstream::add / fma, default shape (strided: since 9c38629 StridedElements, or the tiled kernel
-//                 for floats within the L2; explicit shapes below run the tiled kernel)
-//   kstream_t128  kstream with {128 threads, 1 pack in flight, 1 chunk}: naive's block size (strided only)
-//   kstream_p2    kstream with {256 threads, 2 packs in flight, 1 chunk} (p4: 4 packs in flight; strided only)
-//   elements      kstream's StridedElements functor (one element per index of a RangePolicy) launched here
-//   engine_direct kstream's tiled functor of the view's strategy with the default shape's items in flight
-//                 (strided: one element per thread; contiguous: one pack's elements; aligned: one pack), launched
-//                 here by Kokkos::parallel_for: the kernel without kstream's host path
+//   kstream       kstream::add / fma, default shape (strided: the elements strategy, or the tiled kernel for
+//                 elements under 8 bytes within the device's cache)
+//   kstream_t128  kstream with {128 threads, 1 pack in flight, 1 chunk}: an explicit shape, so the tiled kernel
+//   kstream_p2    kstream with {256 threads, 2 packs in flight, 1 chunk} (p4: 4; strided only)
 //   range_raw     RangePolicy, raw pointers and strides, one element per thread
-//   team_raw256   TeamPolicy of 256-thread teams (kstream's), raw pointers, one element per thread
+//   team_raw256   TeamPolicy of 256-thread teams, raw pointers, one element per thread
 //   team_raw256x2 the same with two elements per thread, both loaded before either is stored (x4: four; strided
 //                 only)
-//   team_padded256 team_raw256's code with its fields 32 bytes later in the parameter block (strided only)
 //   cuda_raw128   a plain __global__ kernel, 128-thread blocks, one element per thread
 //
-//   W=<kokkos>/bin/nvcc_wrapper F="-O3 -std=c++20 -arch=sm_90 -Xcompiler -fopenmp --expt-relaxed-constexpr \
-//       --extended-lambda -Iinclude -I<build>/include -I<kokkos>/include"
-//   for f in configuration streaming_stores; do
-//     $W $F -DKSTREAM_COMPILER='"nvcc"' -DKSTREAM_HOST_ARCH_FLAG='""' -c src/$f.cpp -o $f.o; done
-//   $W $F -x cu -c bench/diagnostics/strided_kernels.cpp -o sk.o
-//   $W -arch=sm_90 -Xcompiler -fopenmp sk.o configuration.o streaming_stores.o -L<kokkos>/lib -lkokkoscore -lcuda \
-//       -ldl -o strided_kernels
 //   strided_kernels [max_log2 = 28 [min_log2 = 20 [strided | contiguous [once]]]]
 #include <Kokkos_Core.hpp>
 #include <bit>
@@ -85,17 +72,6 @@ struct Raw {
   }
 };
 
-/// Raw behind 32 bytes of padding: its fields where a functor with a stride per view would have its pointers.
-template <class T, bool Fma>
-struct RawPadded {
-  std::int64_t padding[4] = {};
-  Raw<T, Fma> raw;
-  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
-    const std::int64_t i = std::int64_t(team.league_rank()) * team.team_size() + team.team_rank();
-    if (i < raw.n) raw(i);
-  }
-};
-
 /// The suite's layouts this program runs: a stride, or element offsets of x, y, z and out (bench_support.hpp).
 struct Layout {
   const char* name;
@@ -105,41 +81,6 @@ struct Layout {
 constexpr Layout strided_layouts[] = {{"stride2", 2, 0, 0, 0, 0, 0}, {"stride3", 3, 0, 0, 0, 0, 0}};
 constexpr Layout contiguous_layouts[] = {
     {"aligned", 1, 0, 0, 0, 0, 0}, {"offset1", 1, 1, 1, 1, 1, 1}, {"offsets123", 1, 1, 2, 3, 3, 1}};
-
-/// kstream's own tiled kernel (the engine's functor of strategy Mode, Items items in flight), launched here with
-/// Kokkos::parallel_for: the kernel without kstream's host path (checks, strategy choice, launch).
-template <kstream::impl::Access Mode, int Width, int Items, class T, bool Fma>
-auto engine_functor(const Raw<T, Fma>& r, const kstream::impl::Partition& part) {
-  namespace ki = kstream::impl;
-  auto with_strides = [&](auto f) {
-    if constexpr (Mode == ki::Access::strided) {
-      f.out_stride = r.s;
-      for (auto& s : f.in_strides) s = r.s;
-    }
-    return f;
-  };
-  if constexpr (Fma) {
-    return with_strides(ki::TiledFunctor<Exec, Mode, Width, Items, ki::FusedMultiplyAdd, T, T, T, T>(
-        r.out, {{r.x}, {r.y}, {r.z}}, part, 1, {}));
-  } else {
-    return with_strides(
-        ki::TiledFunctor<Exec, Mode, Width, Items, ki::Plus, T, T, T>(r.out, {{r.x}, {r.y}}, part, 1, {}));
-  }
-}
-
-/// kstream's StridedElements functor (one element per index of a RangePolicy) over r's pointers and stride.
-template <class T, bool Fma>
-auto elements_functor(const Raw<T, Fma>& r) {
-  namespace ki = kstream::impl;
-  if constexpr (Fma) {
-    const std::int32_t strides[] = {std::int32_t(r.s), std::int32_t(r.s), std::int32_t(r.s)};
-    return ki::StridedElements<ki::FusedMultiplyAdd, T, T, T, T>(r.out, {{r.x}, {r.y}, {r.z}}, std::int32_t(r.s),
-                                                                 strides, {});
-  } else {
-    const std::int32_t strides[] = {std::int32_t(r.s), std::int32_t(r.s)};
-    return ki::StridedElements<ki::Plus, T, T, T>(r.out, {{r.x}, {r.y}}, std::int32_t(r.s), strides, {});
-  }
-}
 
 template <class T, bool Fma>
 __global__ void cuda_raw(Raw<T, Fma> f) {
@@ -156,7 +97,6 @@ bool& once() {
 
 template <class T, bool Fma>
 void run(std::int64_t n, const Layout& layout) {
-  namespace ki = kstream::impl;
   const Exec exec;
   const std::int64_t s = layout.stride, out_offset = Fma ? layout.out_fma : layout.out_add;
   const std::int64_t extent = n * s + 3;  // room for the largest offset
@@ -220,28 +160,17 @@ void run(std::int64_t n, const Layout& layout) {
       {"naive_again", naive_call},
       {"kstream", kstream_call(kstream::default_tile_shape<Exec>())},
       {"kstream_p2", kstream_call(p2)},
-      {"elements", range_call("elements", elements_functor(raw))},
       {"range_raw", range_call("range_raw", raw)},
       {"team_raw256", team_call("team_raw256", league256, 256, raw)},
       {"team_raw256x2", team_call("team_raw256x2", league512, 256, raw2)},
       {"cuda_raw128", repeat([=] { cuda_raw<<<unsigned(league128), 128, 0, exec.cuda_stream()>>>(raw); })},
   };
-  constexpr int W = 16 / sizeof(T);
   if (s != 1) {
-    vs.push_back({"engine_direct", team_call("engine_direct", league256, 256,
-                                             engine_functor<ki::Access::strided, 1, 1>(raw, {0, n, 0}))});
     vs.push_back({"kstream_t128", kstream_call(t128)});
     vs.push_back({"kstream_p4", kstream_call(p4)});
-    vs.push_back({"team_padded256", team_call("team_padded256", league256, 256, RawPadded<T, Fma>{{}, raw})});
     vs.push_back({"team_raw256x4", team_call("team_raw256x4", league1024, 256, raw4)});
-  } else if (layout.x == layout.y && layout.x == layout.z && layout.x == out_offset) {  // packed
-    const std::int64_t head = std::int64_t(((16 - reinterpret_cast<std::uintptr_t>(raw.out) % 16) % 16) / sizeof(T));
-    const ki::Partition part{head, (n - head) / W, (n - head) % W};
-    vs.push_back({"engine_direct", team_call("engine_direct", int((part.body_items + 255) / 256), 256,
-                                             engine_functor<ki::Access::packed, W, 1>(raw, part))});
-  } else {  // contiguous: one pack's elements per thread
-    vs.push_back({"engine_direct", team_call("engine_direct", int((n + 256 * W - 1) / (256 * W)), 256,
-                                             engine_functor<ki::Access::contiguous, 1, W>(raw, {0, n, 0}))});
+  } else {
+    vs.push_back({"kstream_t128", kstream_call(t128)});
   }
   if (once()) {
     for (const auto& variant : vs) variant.second();

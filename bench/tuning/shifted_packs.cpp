@@ -1,25 +1,16 @@
-// Diagnostic, not part of the build: whether unequally aligned operands on a GPU run faster as shifted packs than
-// as kstream's single elements. kstream's contiguous strategy keeps W single elements per thread in flight; for
-// 16-bit types a warp's load instruction then moves 64 bytes, and half add at x + 1, y + 2, out + 3 ran at 0.74x
-// cub on the H200. Shifted packs: each thread writes one aligned 16-byte pack of the output and builds each
-// input's pack from the two aligned 16-byte packs that hold its elements (the second is the next thread's first,
-// so L1 serves it), shifted in registers by the input's misalignment relative to the output.
+// Tuning program behind the shifted row of docs/engine.md (CUDA; built with -DKSTREAM_BUILD_TUNING=ON): whether
+// unequally aligned operands on a GPU run faster as shifted packs than as single elements. For 16-bit types the
+// contiguous strategy's load instruction moves 64 bytes per warp. Shifted packs: each thread writes one aligned
+// 16-byte pack of the output and builds each input's pack from the two aligned 16-byte packs that hold its
+// elements (the second is the next thread's first, so L1 serves it), shifted in registers.
 //
 // Variants, add (x + 1, y + 2, out + 3 elements) and fma (a + 1, b + 2, c + 3, out + 1), float, half_t and
-// bhalf_t, in paired rounds (bench/diagnostics/paired_rounds.hpp), GB/s on the bytes the operation must move:
+// bhalf_t, in paired rounds (paired_rounds.hpp), GB/s on the bytes the operation must move:
 //   kstream_aligned  kstream on the same views shifted to a common alignment (the packed strategy)
-//   kstream          kstream on the unequally aligned views (the contiguous strategy)
-//   shifted          a TeamPolicy kernel of 256-thread teams, one output pack per thread, shifted input packs
-// The shifted kernel does only the body (the packs whose two input packs lie inside every view); its result is
-// checked there against kstream's.
+//   kstream          kstream on the unequally aligned views (16-bit: the shifted strategy; float: contiguous)
+//   shifted          a minimal TeamPolicy kernel of 256-thread teams, one output pack per thread, shifted input
+//                    packs (the body only; its result is checked against kstream's)
 //
-// Measured on the H200, 2026-12-01 (bench/results/2026-12-01_H200_shifted_packs_57f553d.txt), 2^28: half add
-// 4190 GB/s shifted against 3699 for kstream's contiguous strategy (aligned packs 4348), half fma 4335 against
-// 3832 (4440); float shifted ran 0.90-0.97x the contiguous strategy. The engine's shifted strategy (c7df365)
-// came out of it: with it the "kstream" rows of half read add 4089, fma 4365
-// (bench/results/2026-12-01_H200_shifted_packs_c7df365.txt); the shifted kernel here stays as the reference.
-//
-//   (build as bench/diagnostics/strided_kernels.cpp, with this file)
 //   shifted_packs [log2 n = 28]
 #include <Kokkos_Core.hpp>
 #include <cstdint>
@@ -40,23 +31,6 @@ using kstream::impl::Pack;
 template <class T>
 constexpr int width = 16 / int(sizeof(T));
 
-/// Lanes S..W-1 of a, then lanes 0..S-1 of b: the W elements that start S elements into a.
-template <int S, class T, int W>
-KOKKOS_FORCEINLINE_FUNCTION Pack<T, W> funnel(const Pack<T, W>& a, const Pack<T, W>& b) {
-  Pack<T, W> r;
-  for (int j = 0; j < W; ++j) r.lane[j] = j + S < W ? a.lane[j + S] : b.lane[j + S - W];
-  return r;
-}
-
-/// funnel<s>(a, b) for an s known at run time (the same in every thread).
-template <class T, int W, int... S>
-KOKKOS_FORCEINLINE_FUNCTION Pack<T, W> shifted(const Pack<T, W>& a, const Pack<T, W>& b, int s,
-                                               std::integer_sequence<int, S...>) {
-  Pack<T, W> r = a;
-  static_cast<void>(((s == S ? (r = ::funnel<S>(a, b), true) : false) || ...));
-  return r;
-}
-
 /// The W elements of `data` from element e on; `data + e - s` is 16-byte aligned.
 template <class T>
 KOKKOS_FORCEINLINE_FUNCTION Pack<T, width<T>> load_shifted(const T* data, std::int64_t e, int s) {
@@ -64,7 +38,7 @@ KOKKOS_FORCEINLINE_FUNCTION Pack<T, width<T>> load_shifted(const T* data, std::i
   const auto* base = reinterpret_cast<const Pack<T, W>*>(data + e - s);
   const Pack<T, W> a = base[0];
   if (s == 0) return a;
-  return shifted(a, base[1], s, std::make_integer_sequence<int, W>{});
+  return kstream::impl::shifted_pack(a, base[1], s, std::make_integer_sequence<int, W>{});
 }
 
 template <class T, int Inputs>
