@@ -221,8 +221,8 @@ std::vector<Variant<Exec, T>> variants() {
         list.push_back(minimal_graph_chain<Exec, T, false>("graph_minimal_range"));
       }
       // GPU: team size x packs in flight (one chunk: more work per thread only lost bandwidth on the H200,
-      // bench/results/2026-11-30_H200_cuda_tile_grid.json). CPU: one thread per team, packs x tile length.
-      // Every layout: on unequally aligned or strided views packs_in_flight sets the single elements in flight.
+      // docs/engine.md). CPU: one thread per team, packs x tile length. Every layout: on unequally aligned or
+      // strided views packs_in_flight repeats one pack's worth of single elements (tiling.hpp).
       constexpr bool gpu = is_device_backend<Exec>;
       const std::vector<int> teams = gpu ? std::vector<int>{64, 128, 256, 512} : std::vector<int>{1};
       const std::vector<int> packs_counts = gpu ? std::vector<int>{1, 2, 4} : std::vector<int>{1, 2, 4, 8};

@@ -263,7 +263,7 @@ std::int64_t calls_per_iteration(std::int64_t bytes_per_rank_call) {
 
 /// Calls until a quarter of a second has passed: a GPU that idled (say, while the 1-rank cases ran on another
 /// one) is brought to its working clocks before it is timed; the first two-GPU run without this timed the second
-/// GPU slow (bench/results/2026-11-30_H200x2_mpi_no_warmup.json).
+/// GPU slow (2026-11-30_H200x2_mpi_no_warmup.json, in git history before 8d6974c).
 template <class T>
 void warm_up(Op op, const Operands<Exec, T>& o) {
   const auto begin = std::chrono::steady_clock::now();
