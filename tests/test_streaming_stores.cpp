@@ -40,6 +40,8 @@ TYPED_TEST(StreamingStoreTest, BothStorePathsAreExactAtEdgeSizesAndPlacements) {
       const std::string how = std::string(mode == StreamingStores::always ? " streaming" : " plain") + " tiles of " +
                               std::to_string(shape.tile_packs()) + " packs";
       for (const std::int64_t n : edge_sizes(tile_elements<TypeParam>())) {
+        // One-pack tiles repeat their alignment pattern every few tiles: the largest size adds nothing there.
+        if (shape != default_tile_shape<Exec>() && n > 100 * tile_elements<TypeParam>()) continue;
         for (const auto& [inputs, out] : standard_placements<3>()) {
           ElementwiseCase<3> c{.n = n, .inputs = inputs, .out = out};
           EXPECT_EQ(run_case<TypeParam>(
