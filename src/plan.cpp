@@ -172,10 +172,16 @@ Plan plan(const CallFacts& c) {
                                                           : elements_per_pack(c.out.element_bytes);
     p.chunks_per_thread = c.shape.chunks_per_thread * (packs_in_flight ? 1 : c.shape.packs_in_flight);
   } else {
-    // One thread per tile. Default shape: one tile per thread; the calling thread alone for a short OpenMP call.
+    // One thread per tile. Default shape: one tile per thread; the calling thread alone for a short OpenMP call,
+    // only as many threads as its bytes pay for a mid-small one.
     p.threads = std::max(1, c.threads);
-    if (c.default_shape && c.may_run_inline && p.threads > 1 && f.operand_bytes <= calling_thread_bytes(p.threads))
-      p.threads = 0;
+    if (c.default_shape && c.may_run_inline && p.threads > 1) {
+      if (f.operand_bytes <= calling_thread_bytes(p.threads)) {
+        p.threads = 0;
+      } else if (c.may_narrow) {
+        p.threads = threads_for(f.operand_bytes, p.threads);
+      }
+    }
     std::int64_t tile = c.shape.tile_packs() * (packs_in_flight ? 1 : elements_per_pack(c.out.element_bytes));
     if (c.default_shape) tile = (p.body_items + std::max(p.threads, 1) - 1) / std::max(p.threads, 1);
     p.chunks_per_thread = int(std::clamp<std::int64_t>(tile, 1, INT_MAX));

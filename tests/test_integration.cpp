@@ -117,7 +117,8 @@ TYPED_TEST(IntegrationTest, EveryEntryPointLaunchesOneKernelWithItsLabel) {
   EXPECT_TRUE(kernels_of([&] { kstream::add(exec, empty, empty, empty); }).empty());
 }
 
-// ---- short calls on OpenMP: the calling thread; larger ones on every thread (explicit shapes are obeyed) ----
+// ---- short calls on OpenMP: the calling thread, then only the threads a call pays for (explicit shapes and
+// instances are obeyed as given) ----
 #if defined(KOKKOS_ENABLE_OPENMP)
 /// out = x + 1, counting the elements computed inside an OpenMP parallel region (through a pointer: the op is
 /// copied into the kernel).
@@ -155,8 +156,7 @@ TEST(ShortCalls, OpenMPRunsSmallCallsOnTheCallingThread) {
       for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(out(i), float(i % 1000) + 1.0f) << "n=" << n << " i=" << i;
       const bool calling_thread = threads > 1 && !explicit_shape && n <= last_inline;
       const TileShape shape = explicit_shape ? TileShape{1, 4, 1} : default_tile_shape<Kokkos::OpenMP>();
-      EXPECT_EQ(impl::plan_of(exec, shape, out, x).threads == 0, calling_thread)
-          << "n=" << n << " threads=" << threads;
+      EXPECT_EQ(impl::plan_of(exec, shape, out, x).threads == 0, calling_thread) << "n=" << n << " threads=" << threads;
       if (calling_thread) {
         EXPECT_EQ(in_parallel, 0) << "n=" << n;
       } else if (threads > 1 && n >= 4 * threads) {
@@ -166,24 +166,77 @@ TEST(ShortCalls, OpenMPRunsSmallCallsOnTheCallingThread) {
   }
 }
 
-TEST(ShortCalls, OpenMPRunsLargerCallsOnEveryThread) {
+TEST(ShortCalls, OpenMPWakesOnlyTheThreadsACallPaysFor) {
+  // One thread per 128 KiB of operands, rounded up to a power of two, at most all of them.
+  EXPECT_EQ(impl::threads_for(384 * 1024 + 1, 16), 4);
+  EXPECT_EQ(impl::threads_for(768 * 1024, 16), 8);
+  EXPECT_EQ(impl::threads_for(1536 * 1024, 16), 16);
+  EXPECT_EQ(impl::threads_for(std::int64_t(1) << 30, 16), 16);
+  EXPECT_EQ(impl::threads_for(400 * 1024, 3), 3);
   const Kokkos::OpenMP exec;
   const int threads = exec.concurrency();
+  const TileShape shape = default_tile_shape<Kokkos::OpenMP>();
   // transform(out, op, x) on floats moves 8 bytes per element.
   const std::int64_t first_parallel = impl::calling_thread_bytes(threads) / 8 + 1;
-  for (const std::int64_t n : {first_parallel, 3 * first_parallel + 5}) {
+  for (const std::int64_t n : {first_parallel, 3 * first_parallel, 40 * first_parallel}) {
     Kokkos::View<float*, Kokkos::HostSpace> x("x", n), out("out", n);
     for (std::int64_t i = 0; i < n; ++i) x(i) = float(i % 1000);
     int in_parallel = 0, largest_team = 0;
     kstream::transform(exec, out, CountParallelElements{&in_parallel, &largest_team}, x);
     exec.fence();
     for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(out(i), float(i % 1000) + 1.0f) << "n=" << n << " i=" << i;
-    const impl::Plan plan = impl::plan_of(exec, default_tile_shape<Kokkos::OpenMP>(), out, x);
-    EXPECT_EQ(plan.threads, threads) << "n=" << n;
-    EXPECT_EQ(plan.league, threads > 1 ? threads : 1) << "n=" << n << ": one tile per thread";
+    const int expected = threads > 1 ? impl::threads_for(8 * n, threads) : threads;
+    const impl::Plan plan = impl::plan_of(exec, shape, out, x);
+    EXPECT_EQ(plan.threads, expected) << "n=" << n;
+    EXPECT_EQ(plan.league, expected) << "n=" << n << ": one tile per thread";
     if (threads > 1) {
       EXPECT_EQ(in_parallel, n) << "n=" << n;
-      EXPECT_EQ(largest_team, threads) << "n=" << n;
+      EXPECT_EQ(largest_team, expected) << "n=" << n << " threads=" << threads;
+    }
+    // An instance of its own and an explicit shape are obeyed: all of the instance's threads, as Kokkos reports
+    // them (Kokkos 4 with its deprecated code reports the default instance's count for every OpenMP instance).
+    const Kokkos::OpenMP two(2);
+    EXPECT_EQ(impl::plan_of(two, shape, out, x).threads, two.concurrency()) << "n=" << n;
+    EXPECT_EQ(impl::plan_of(exec, TileShape{1, 4, 1}, out, x).threads, threads) << "n=" << n;
+  }
+}
+
+TEST(ShortCalls, OpenMPOpensItsOwnRegionOnlyOnTheDefaultInstanceOutsideParallelRegions) {
+  const Kokkos::OpenMP exec;
+  const Kokkos::OpenMP two(2);
+  EXPECT_TRUE(impl::opens_own_region(exec));
+  EXPECT_FALSE(impl::opens_own_region(two));
+  // Inside a parallel region a call goes to Kokkos, which runs it as it runs nested kernels: kstream only decides
+  // not to open a region.
+  int team = 0;
+  bool own_region_inside = true;
+#pragma omp parallel num_threads(2)
+  if (omp_get_thread_num() == 0) {
+    team = omp_get_num_threads();
+    own_region_inside = impl::opens_own_region(exec);
+  }
+  if (team > 1) {
+    EXPECT_FALSE(own_region_inside);
+  }
+  // A mid-small call: the same exact results through kstream's region on the default instance and through Kokkos
+  // on another instance.
+  const std::int64_t n = 3 * impl::calling_thread_bytes(exec.concurrency()) / 8 + 3;
+  Kokkos::View<float*, Kokkos::HostSpace> x("x", n);
+  for (std::int64_t i = 0; i < n; ++i) x(i) = float(i % 1000);
+  for (const bool default_instance : {true, false}) {
+    Kokkos::View<float*, Kokkos::HostSpace> out("out", n);
+    int in_parallel = 0;
+    if (default_instance) {
+      kstream::transform(exec, out, CountParallelElements{&in_parallel}, x);
+    } else {
+      kstream::transform(two, out, CountParallelElements{&in_parallel}, x);
+    }
+    exec.fence();
+    two.fence();
+    for (std::int64_t i = 0; i < n; ++i)
+      ASSERT_EQ(out(i), float(i % 1000) + 1.0f) << "default instance: " << default_instance << " i=" << i;
+    if (exec.concurrency() > 1) {
+      EXPECT_EQ(in_parallel, n) << "default instance: " << default_instance;
     }
   }
 }

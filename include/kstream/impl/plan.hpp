@@ -25,8 +25,9 @@
 //
 // Launch: on a device one TeamPolicy team per tile (elements: a RangePolicy). On a host a RangePolicy of tiles,
 // each one thread's plain loop: with the default shape one tile per thread; an OpenMP call whose operands take
-// at most calling_thread_bytes runs on the calling thread. Large contiguous host outputs that are not an input
-// are written with streaming stores (kstream/streaming_stores.hpp).
+// at most calling_thread_bytes runs on the calling thread, a somewhat larger one on threads_for(bytes) threads
+// (Kokkos' default OpenMP instance, outside parallel regions: kstream opens that region itself). Large contiguous host
+// outputs that are not an input are written with streaming stores (kstream/streaming_stores.hpp).
 #include <cstdint>
 #include <kstream/tiling.hpp>
 
@@ -52,6 +53,7 @@ struct CallFacts {
   const char* label = "kstream";  ///< names the call in errors
   bool device = false;            ///< the space's memory is not accessible from the host
   bool may_run_inline = false;    ///< a synchronous host space (OpenMP) whose short calls may run on the caller
+  bool may_narrow = false;        ///< kstream may run the call on fewer of the space's threads (its own region)
   int threads = 1;                ///< host: the space's concurrency
   std::int64_t cache_bytes = 0;   ///< device: bytes of its last-level cache (0 where unknown)
   TileShape shape{};
@@ -89,6 +91,15 @@ Plan plan(const CallFacts& facts);
 /// least 256 KiB): shorter than waking and joining the threads.
 constexpr std::int64_t calling_thread_bytes(int threads) {
   return 256 * 1024 > std::int64_t(24 * 1024) * threads ? 256 * 1024 : std::int64_t(24 * 1024) * threads;
+}
+
+/// Threads a host call of `bytes` wakes where it may use fewer than all `threads`: one per 128 KiB of operands,
+/// rounded up to a power of two, at most all of them (fewer threads are woken and joined faster).
+constexpr int threads_for(std::int64_t bytes, int threads) {
+  const std::int64_t wanted = (bytes + 128 * 1024 - 1) / (128 * 1024);
+  int k = 1;
+  while (k < wanted && k < threads) k *= 2;
+  return k < threads ? k : threads;
 }
 
 /// Elements of `element_bytes` in one 16-byte pack, or 1 where they do not tile it.
