@@ -178,10 +178,11 @@ Plan plan(const CallFacts& c) {
     if (c.default_shape && c.may_run_inline && p.threads > 1) {
       if (f.operand_bytes <= calling_thread_bytes(p.threads)) {
         p.threads = 0;
-      } else if (c.may_narrow) {
+      } else if (c.own_region) {
         p.threads = threads_for(f.operand_bytes, p.threads);
       }
     }
+    p.own_region = c.own_region && p.threads > 0;
     std::int64_t tile = c.shape.tile_packs() * (packs_in_flight ? 1 : elements_per_pack(c.out.element_bytes));
     if (c.default_shape) tile = (p.body_items + std::max(p.threads, 1) - 1) / std::max(p.threads, 1);
     p.chunks_per_thread = int(std::clamp<std::int64_t>(tile, 1, INT_MAX));

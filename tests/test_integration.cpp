@@ -197,6 +197,8 @@ TEST(ShortCalls, OpenMPWakesOnlyTheThreadsACallPaysFor) {
     // them (Kokkos 4 with its deprecated code reports the default instance's count for every OpenMP instance).
     const Kokkos::OpenMP two(2);
     EXPECT_EQ(impl::plan_of(two, shape, out, x).threads, two.concurrency()) << "n=" << n;
+    EXPECT_FALSE(impl::plan_of(two, shape, out, x).own_region) << "n=" << n;
+    EXPECT_TRUE(plan.own_region) << "n=" << n;
     EXPECT_EQ(impl::plan_of(exec, TileShape{1, 4, 1}, out, x).threads, threads) << "n=" << n;
   }
 }
@@ -239,6 +241,53 @@ TEST(ShortCalls, OpenMPOpensItsOwnRegionOnlyOnTheDefaultInstanceOutsideParallelR
       EXPECT_EQ(in_parallel, n) << "default instance: " << default_instance;
     }
   }
+}
+// kstream's own region hands the functor to its threads as 64-bit scalars when it is trivially copyable and at
+// most region_words words (run_in_own_region), else as a firstprivate copy. Either way every tile runs exactly
+// once, on a functor whose every byte arrived.
+template <std::size_t Words, class Runs>
+struct TileRecorder {
+  std::uint64_t pattern[Words];
+  Runs runs;  // runs[tile]: how often the tile ran on an intact functor (one thread per tile: no race)
+
+  static std::uint64_t expected(std::size_t k) { return 0x9E3779B97F4A7C15ull * (k + 1); }
+  void operator()(std::int64_t tile) const {
+    bool intact = true;
+    for (std::size_t k = 0; k < Words; ++k) intact = intact && pattern[k] == expected(k);
+    if (intact) runs[tile] += 1;
+  }
+};
+
+template <class Recorder>
+void expect_every_tile_once(Recorder recorder, int* runs, std::int64_t league) {
+  for (std::size_t k = 0; k < std::size(recorder.pattern); ++k) recorder.pattern[k] = Recorder::expected(k);
+  for (std::int64_t t = 0; t < league; ++t) runs[t] = 0;
+  impl::run_in_own_region(recorder, league, Kokkos::OpenMP().concurrency());
+  for (std::int64_t t = 0; t < league; ++t) ASSERT_EQ(runs[t], 1) << "tile " << t;
+}
+
+TEST(ShortCalls, OwnRegionHandsEveryThreadTheWholeFunctor) {
+  constexpr std::int64_t league = 1000;
+  Kokkos::View<int*, Kokkos::HostSpace> runs("runs", league);
+  // Largest that crosses as words: 11 pattern words and the pointer, 96 bytes.
+  using Words96 = TileRecorder<impl::region_words - 1, int*>;
+  using Words104 = TileRecorder<impl::region_words, int*>;                 // one word too many
+  using Counted = TileRecorder<4, Kokkos::View<int*, Kokkos::HostSpace>>;  // not trivially copyable
+  static_assert(sizeof(Words96) == 96);
+  EXPECT_TRUE(impl::crosses_as_words<Words96>);
+  EXPECT_FALSE(impl::crosses_as_words<Words104>);
+  EXPECT_FALSE(impl::crosses_as_words<Counted>);
+  expect_every_tile_once(Words96{{}, runs.data()}, runs.data(), league);
+  expect_every_tile_once(Words104{{}, runs.data()}, runs.data(), league);
+  expect_every_tile_once(Counted{{}, runs}, runs.data(), league);
+  // What add, fma and a strided fma hand over on a host: as words.
+  using impl::Strategy;
+  EXPECT_TRUE((impl::crosses_as_words<
+               impl::TiledFunctor<Kokkos::OpenMP, Strategy::packed, 4, 1, impl::Plus, float, float, float>>));
+  EXPECT_TRUE((impl::crosses_as_words<impl::TiledFunctor<Kokkos::OpenMP, Strategy::packed, 2, 1, impl::FusedMultiplyAdd,
+                                                         double, double, double, double>>));
+  EXPECT_TRUE((impl::crosses_as_words<impl::TiledFunctor<Kokkos::OpenMP, Strategy::strided, 1, 1,
+                                                         impl::FusedMultiplyAdd, float, float, float, float>>));
 }
 #endif
 

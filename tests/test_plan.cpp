@@ -34,14 +34,14 @@ struct Call {
   TileShape shape = device_default;
   int threads = 16;
   bool may_run_inline = false;
-  bool may_narrow = false;
+  bool own_region = false;
 
   Plan plan() const {
     impl::CallFacts c;
     c.label = "test";
     c.device = device;
     c.may_run_inline = may_run_inline;
-    c.may_narrow = may_narrow;
+    c.own_region = own_region;
     c.threads = threads;
     c.cache_bytes = device ? h200_cache : 0;
     c.shape = shape;
@@ -159,12 +159,17 @@ TEST(Plan, HostTilesOnePerThreadOrTheCallingThread) {
   EXPECT_EQ(host.plan().threads, 0);
   host.n += 1;
   EXPECT_EQ(host.plan().threads, 16) << "not kstream's own region: all threads";
-  host.may_narrow = true;  // kstream's own region: one thread per 128 KiB, a power of two
+  EXPECT_FALSE(host.plan().own_region);
+  host.own_region = true;  // kstream's own region: one thread per 128 KiB, a power of two
   EXPECT_EQ(host.plan().threads, 4);
+  EXPECT_TRUE(host.plan().own_region);
   EXPECT_EQ(host.plan().league, 4);
   host.n = 1000003;
   EXPECT_EQ(host.plan().threads, 16);
-  host.n = impl::calling_thread_bytes(16) / 12 + 1;
+  EXPECT_TRUE(host.plan().own_region);
+  host.n = impl::calling_thread_bytes(16) / 12;
+  EXPECT_FALSE(host.plan().own_region) << "the calling thread needs no region";
+  host.n += 1;
   host.threads = 1;
   EXPECT_EQ(host.plan().threads, 1) << "one thread: nothing to wake";
   // An explicit shape sets the tile: team_size x packs_in_flight x chunks packs.

@@ -4,26 +4,22 @@
 // kernel goes to a sink, which runs it now (LaunchNow) or appends it to a graph (AppendToGraph, kstream::record).
 //
 //   device  TeamPolicy, one team per tile (elements: a RangePolicy of one element per index)
-//   host    RangePolicy of tiles, each one thread's loop; a short OpenMP call runs on the calling thread, a
-//           mid-small one on fewer threads in kstream's own OpenMP region
+//   host    RangePolicy of tiles, each one thread's loop; a short OpenMP call runs on the calling thread, and on
+//           Kokkos' default OpenMP instance kstream opens the region itself (a mid-small call on fewer threads)
 //
 // The common calls (add and fma of float, double and the 16-bit types, on every enabled backend, run now or
 // recorded) are compiled once in the kstream library (src/instantiate.cpp.in); instantiations.hpp declares them.
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Graph.hpp>
 #include <cstdint>
+#include <kstream/impl/host_region.hpp>
 #include <kstream/impl/plan.hpp>
 #include <kstream/impl/slots.hpp>
 #include <kstream/impl/tiled_functor.hpp>
 #include <kstream/tiling.hpp>
-#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
-#include <vector>
-#if defined(KOKKOS_ENABLE_OPENMP)
-#include <omp.h>
-#endif
 
 namespace kstream::impl {
 
@@ -72,35 +68,6 @@ std::int64_t device_cache_bytes([[maybe_unused]] const ExecSpace& exec) {
   return 0;
 }
 
-#if defined(KOKKOS_ENABLE_OPENMP)
-/// Whether exec is Kokkos' default OpenMP instance, compared with a copy made on first use and kept until Kokkos
-/// finalizes (constructing Kokkos::OpenMP() allocates; Kokkos forbids destroying one after finalize).
-inline bool is_default_openmp_instance(const Kokkos::OpenMP& exec) {
-  static std::mutex mutex;
-  static std::vector<Kokkos::OpenMP> kept;  // empty, or the default instance
-  const std::lock_guard<std::mutex> lock(mutex);
-  if (kept.empty()) {
-    Kokkos::push_finalize_hook([] {
-      const std::lock_guard<std::mutex> release_lock(mutex);
-      kept.clear();
-    });
-    kept.emplace_back();
-  }
-  return exec == kept.front();
-}
-#endif
-
-/// Whether kstream may run a call on fewer of exec's threads in an OpenMP region of its own: Kokkos' default
-/// OpenMP instance, outside any parallel region (other instances and nested calls go through Kokkos).
-template <class ExecSpace>
-bool opens_own_region([[maybe_unused]] const ExecSpace& exec) {
-#if defined(KOKKOS_ENABLE_OPENMP)
-  if constexpr (std::is_same_v<ExecSpace, Kokkos::OpenMP>)
-    return !omp_in_parallel() && is_default_openmp_instance(exec);
-#endif
-  return false;
-}
-
 template <class T>
 OperandFacts facts_of(const Operand<T>& v) {
   return {reinterpret_cast<std::uintptr_t>(v.data), v.stride, int(sizeof(T))};
@@ -116,7 +83,7 @@ Plan plan_on(const char* label, const ExecSpace& exec, const TileShape& shape, [
   call.device = is_device_execution_space_v<ExecSpace>;
 #if defined(KOKKOS_ENABLE_OPENMP)
   call.may_run_inline = now && std::is_same_v<ExecSpace, Kokkos::OpenMP>;
-  call.may_narrow = call.may_run_inline && opens_own_region(exec);
+  call.own_region = call.may_run_inline && opens_own_region(exec);
 #endif
   call.threads = call.device ? 1 : exec.concurrency();
   call.cache_bytes = device_cache_bytes(exec);
@@ -204,12 +171,8 @@ void launch_tiles(const Sink& sink, const char* label, const ExecSpace& exec, co
       }
 #if defined(KOKKOS_ENABLE_OPENMP)
       if constexpr (std::is_same_v<ExecSpace, Kokkos::OpenMP>) {
-        if (p.threads < exec.concurrency()) {  // a mid-small call: its tiles on fewer threads, kstream's region
-          return as_tools_kernel(label, exec, [&] {
-            auto copy = functor;
-#pragma omp parallel for schedule(static) num_threads(p.threads) firstprivate(copy)
-            for (std::int64_t tile = 0; tile < p.league; ++tile) copy(tile);
-          });
+        if (p.own_region) {  // the tiles over p.threads threads, as Kokkos' RangePolicy without its dispatch
+          return as_tools_kernel(label, exec, [&] { run_in_own_region(functor, p.league, p.threads); });
         }
       }
 #endif

@@ -25,8 +25,8 @@
 //
 // Launch: on a device one TeamPolicy team per tile (elements: a RangePolicy). On a host a RangePolicy of tiles,
 // each one thread's plain loop: with the default shape one tile per thread; an OpenMP call whose operands take
-// at most calling_thread_bytes runs on the calling thread, a somewhat larger one on threads_for(bytes) threads
-// (Kokkos' default OpenMP instance, outside parallel regions: kstream opens that region itself). Large contiguous host
+// at most calling_thread_bytes runs on the calling thread; on Kokkos' default OpenMP instance, outside parallel
+// regions, kstream opens the region itself, a mid-small call on threads_for(bytes) threads. Large contiguous host
 // outputs that are not an input are written with streaming stores (kstream/streaming_stores.hpp).
 #include <cstdint>
 #include <kstream/tiling.hpp>
@@ -53,7 +53,7 @@ struct CallFacts {
   const char* label = "kstream";  ///< names the call in errors
   bool device = false;            ///< the space's memory is not accessible from the host
   bool may_run_inline = false;    ///< a synchronous host space (OpenMP) whose short calls may run on the caller
-  bool may_narrow = false;        ///< kstream may run the call on fewer of the space's threads (its own region)
+  bool own_region = false;        ///< kstream may open the OpenMP region itself (and use fewer threads)
   int threads = 1;                ///< host: the space's concurrency
   std::int64_t cache_bytes = 0;   ///< device: bytes of its last-level cache (0 where unknown)
   TileShape shape{};
@@ -76,6 +76,7 @@ struct Plan {
   int chunks_per_thread = 1;    ///< device: load-store rounds per thread and tile; hosts: items per tile
   std::int64_t league = 0;      ///< teams (device) or tiles (host); elements: n
   int threads = 1;              ///< host: threads that run the tiles, 0 for the calling thread
+  bool own_region = false;      ///< host: kstream opens the OpenMP region of `threads` threads itself
   bool streaming_stores = false;
   std::int8_t shifts[max_shifted_inputs] = {};  ///< shifted: each input's offset in its aligned pack
 
