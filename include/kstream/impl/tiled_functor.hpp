@@ -19,7 +19,8 @@
 
 namespace kstream::impl {
 
-constexpr bool moves_packs(Strategy s) {
+/// Whether a strategy moves whole packs of the output (and has head and tail scalars).
+KOKKOS_INLINE_FUNCTION constexpr bool moves_packs(Strategy s) {
   return s == Strategy::packed || s == Strategy::shifted;
 }
 
