@@ -36,6 +36,13 @@ Operand<typename View::value_type> operand_of(const View& v) {
   return {v.data(), std::int64_t(v.extent(0)), std::int64_t(v.stride(0))};
 }
 
+/// An input view as the kernels read it (its elements const).
+template <class View>
+Operand<const typename View::value_type> input_of(const View& v) {
+  const auto operand = operand_of(v);
+  return {operand.data, operand.extent, operand.stride};
+}
+
 /// Runs the kernel now.
 struct LaunchNow {
   template <class Policy, class Functor>
@@ -236,9 +243,7 @@ void run_on_views(const Sink& sink, const char* label, const ExecSpace& exec, co
                   const OutView& out, const Op& op, const InViews&... ins) {
   using OutT = typename OutView::value_type;
   run_elementwise<Sink, ExecSpace, Op, OutT, std::remove_const_t<typename InViews::value_type>...>(
-      sink, label, exec, shape, op, operand_of(out),
-      Operand<const typename InViews::value_type>{ins.data(), std::int64_t(ins.extent(0)),
-                                                  std::int64_t(ins.stride(0))}...);
+      sink, label, exec, shape, op, operand_of(out), input_of(ins)...);
 }
 
 }  // namespace kstream::impl
