@@ -312,7 +312,8 @@ class Timer<Kokkos::Cuda> {
 
 /// A benchmarked implementation: one call of `run` computes `op` over ops.n elements of contiguous views;
 /// `run_strided`, where present, the same over strided views; `unaligned`: runs on the offset layouts too (not
-/// only the aligned one).
+/// only the aligned one). `in_place`: the call accumulates into out (add: out += x; fma: out += x * y), moving the
+/// same bytes as the out-of-place op; out starts as y (add) or z (fma) and is reset to it before the validated call.
 template <class Exec, class T>
 struct Variant {
   Op op;
@@ -321,6 +322,7 @@ struct Variant {
   bool only_small = false;  ///< launch-floor probes: registered at the smallest size only
   bool unaligned = false;
   std::function<void(const StridedOperands<Exec, T>&)> run_strided = {};
+  bool in_place = false;
 
   bool runs_on(Layout layout) const {
     if (layout == Layout::aligned) return true;
@@ -347,6 +349,25 @@ void add_native_peers(std::vector<Variant<Kokkos::Cuda, Kokkos::Experimental::ha
 void add_native_peers(std::vector<Variant<Kokkos::Cuda, Kokkos::Experimental::bhalf_t>>& variants);
 #endif
 #endif
+
+/// An in-place variant (aligned layout only): see Variant::in_place.
+template <class Exec, class T, class Call>
+Variant<Exec, T> in_place_variant(Op op, std::string name, Call call) {
+  return {op, std::move(name), call, false, false, {}, true};
+}
+
+/// Where an in-place call's accumulator starts: y for add, z for fma (so the validated result is x + y, x * y + z).
+template <class Exec, class T, class ViewLayout>
+void reset_accumulator(Op op, const Operands<Exec, T, ViewLayout>& ops) {
+  Kokkos::deep_copy(Exec(), ops.out, op == Op::add ? ops.y : ops.z);
+}
+
+/// Kokkos Kernels' BLAS-1 rows (peers_kokkos_kernels.cpp, built when CMake finds Kokkos Kernels), float and double:
+/// add/kokkosblas (update), add/kokkosblas_inplace (axpby), fma/kokkosblas_inplace (mult).
+template <class Exec, class T>
+void add_kokkos_kernels_peers(std::vector<Variant<Exec, T>>& variants);
+/// The Kokkos Kernels version the suite was built with, e.g. "4.6.99".
+std::string kokkos_kernels_version();
 
 /// Facts for the JSON context from backend-specific files (GPU model, driver, ...); empty without CUDA.
 std::vector<std::pair<std::string, std::string>> cuda_context();

@@ -1,5 +1,6 @@
 // The kstream benchmark suite: for every enabled backend and float/double, the copy reference, the naive
-// Kokkos baseline, kstream's tiled kernels and the native peers, over sizes 2^10 .. 2^28 and a tail size.
+// Kokkos baseline, kstream's tiled kernels (also in place: tiled_inplace), the native peers and, where CMake found
+// it, Kokkos Kernels' BLAS-1 (kokkosblas, kokkosblas_inplace), over sizes 2^10 .. 2^28 and a tail size.
 //
 //   kstream_bench [google benchmark flags] [--kstream_max_n=N] [--kstream_min_time=SECONDS] [--kstream_tuning]
 //                [--kstream_streaming_stores=automatic|always|never]   (host store path; kstream/streaming_stores.hpp)
@@ -155,6 +156,14 @@ std::vector<Variant<Exec, T>> variants() {
          }},
     };
     list.insert(list.end(), fusion.begin(), fusion.end());
+    // In place (out += x; out += x * y): the pairs of Kokkos Kernels' axpby and mult, which have no other form.
+    list.push_back(in_place_variant<Exec, T>(Op::add, "tiled_inplace",
+                                             [=](const O& o) { kstream::add(exec, o.x, o.out, o.out); }));
+    list.push_back(in_place_variant<Exec, T>(Op::fma, "tiled_inplace",
+                                             [=](const O& o) { kstream::fma(exec, o.x, o.y, o.out, o.out); }));
+#if KSTREAM_BENCH_KOKKOS_KERNELS
+    add_kokkos_kernels_peers(list);
+#endif
     // chain64 (launch-bound sequences): 64 eager calls, and the same calls recorded once and replayed as a graph.
     auto chain64 = [](auto& ops, const O& o) {
       for (int j = 0; j < chain64_steps / 2; ++j) {
@@ -285,7 +294,9 @@ template <class Exec, class T, class ViewLayout, class Call>
 void time_calls(benchmark::State& state, const Variant<Exec, T>& variant, const Call& call,
                 const Operands<Exec, T, ViewLayout>& ops, const std::string& copy_key) {
   const std::int64_t n = ops.n;
-  if (variant.op != Op::empty)
+  if (variant.in_place)
+    reset_accumulator(variant.op, ops);
+  else if (variant.op != Op::empty)
     Kokkos::deep_copy(Exec(), ops.out, from_float<T>(std::numeric_limits<float>::quiet_NaN()));
   try {
     call(ops);  // warm-up, outside the timed loop
@@ -316,13 +327,17 @@ void time_calls(benchmark::State& state, const Variant<Exec, T>& variant, const 
   state.counters["n"] = double(n);
   state.counters["calls_per_iteration"] = double(batch);
   if (variant.op == Op::chain64) state.counters["us_per_op"] = calls > 0 ? 1e6 * seconds / calls / chain64_steps : 0.0;
-  if (variant.name.rfind("tiled", 0) == 0 || variant.name == "fused_tiled")
+  if ((variant.name.rfind("tiled", 0) == 0 || variant.name == "fused_tiled") && !variant.in_place)
     state.counters["streaming_stores"] = streams_stores(variant.op, ops) ? 1 : 0;
   if (variant.op == Op::copy) {
     auto& best = copy_rates()[copy_key];
     best = std::max(best, gbps);
   } else if (auto it = copy_rates().find(copy_key); it != copy_rates().end() && it->second > 0) {
     state.counters["pct_of_copy"] = 100.0 * gbps / it->second;
+  }
+  if (variant.in_place) {  // the timed calls kept accumulating: validate one call from the start values
+    reset_accumulator(variant.op, ops);
+    call(ops);
   }
   if (variant.op != Op::empty) {
     if (const std::int64_t errors = count_errors(variant.op, ops); errors != 0)
@@ -479,6 +494,11 @@ void add_context(const std::string& command) {
     benchmark::AddCustomContext(std::string("env.") + var, value ? value : "(unset)");
   }
   for (const auto& [key, value] : cuda_context()) benchmark::AddCustomContext("kstream." + key, value);
+#if KSTREAM_BENCH_KOKKOS_KERNELS
+  benchmark::AddCustomContext("kstream.kokkos_kernels", kokkos_kernels_version());
+#else
+  benchmark::AddCustomContext("kstream.kokkos_kernels", "not found at configure time (no kokkosblas rows)");
+#endif
 }
 
 // Takes kstream's own flags out of argv, leaving Google Benchmark's.

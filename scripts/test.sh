@@ -39,10 +39,12 @@ for preset in $presets; do
   kstream_log "preset $preset: configure, build, test"
   kokkos_root=""
   other_kokkos=""  # the toolchain root has two Kokkos: each build's package test is shown the other one
+  kokkos_kernels=""
   if ! kstream_use_own_kokkos; then
     if [[ "$preset" == serial ]]; then
       kokkos_root=$KSTREAM_SERIAL_KOKKOS_ROOT
       other_kokkos=/usr/lib/x86_64-linux-gnu/cmake/Kokkos
+      kokkos_kernels="-DKokkosKernels_ROOT=$KSTREAM_SERIAL_KOKKOSKERNELS_ROOT"  # its kokkosblas rows in bench.small_rows
     else
       other_kokkos=$KSTREAM_SERIAL_KOKKOS_ROOT
     fi
@@ -53,7 +55,7 @@ for preset in $presets; do
   # OpenMP threads: the machine's cores, bound, as a user would run; Serial ignores them.
   set +e
   KSTREAM_ROOT_KOKKOS=$kokkos_root OMP_PROC_BIND=${OMP_PROC_BIND:-spread} OMP_PLACES=${OMP_PLACES:-threads} \
-    kstream_in_root bash -c "cmake --preset $preset -DKSTREAM_OTHER_KOKKOS_DIR=$other_kokkos $tuning >/dev/null &&
+    kstream_in_root bash -c "cmake --preset $preset -DKSTREAM_OTHER_KOKKOS_DIR=$other_kokkos $tuning $kokkos_kernels >/dev/null &&
       cmake --build --preset $preset &&
       ctest --preset $preset -j \$(nproc)" 2>&1 | tee "$log_dir/$preset.log"
   set -e

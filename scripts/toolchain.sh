@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Host toolchain for kstream: a Debian-unstable root (made with mmdebstrap) holding g++, cmake, ninja, OpenMPI,
-# libkokkos-dev 5.2 (OpenMP + Serial), GoogleTest and Google Benchmark. Debian 12 has no usable Kokkos.
+# libkokkos-dev 5.2 (OpenMP), Trilinos' Kokkos 4.5 and Kokkos Kernels 4.5 (Serial), GoogleTest and Google Benchmark. Debian 12 has no usable Kokkos.
 #
 # Sourced by test.sh and bench.sh. Provides:
 #   kstream_toolchain_ready          make (or reuse) the root; no-op when the user brings a Kokkos
@@ -9,14 +9,17 @@
 # (A library for those scripts: it sets no shell options of its own.)
 
 KSTREAM_ROOT_DIR=${KSTREAM_ROOT_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kstream/toolchain-root}
-KSTREAM_ROOT_PACKAGES="g++,cmake,ninja-build,libkokkos-dev,libgtest-dev,libgmock-dev,libbenchmark-dev,libopenmpi-dev,openmpi-bin,git,ca-certificates"
+KSTREAM_ROOT_PACKAGES="g++,cmake,ninja-build,libkokkos-dev,libgtest-dev,libgmock-dev,libbenchmark-dev,libopenmpi-dev,openmpi-bin,libblas-dev,liblapack-dev,git,ca-certificates"
 # Bump when the package list or the fix-ups change, so cached roots are rebuilt.
-KSTREAM_ROOT_VERSION=3
+KSTREAM_ROOT_VERSION=4
 # Debian's libkokkos-dev 5.2 is built without the Serial backend. Trilinos' Kokkos 4.5 (Serial only) is unpacked
-# beside it, not installed (the two packages own the same paths), for the Serial build of the tests.
-KSTREAM_SERIAL_KOKKOS_PACKAGES="libtrilinos-kokkos-dev libtrilinos-kokkos-16.1"
+# beside it, not installed (the two packages own the same paths), for the Serial build of the tests, with
+# Trilinos' Kokkos Kernels 4.5 built on it (the suite's kokkosblas rows; its CMake config names BLAS and LAPACK
+# through trilinos-dev's files and the root's libblas-dev and liblapack-dev).
+KSTREAM_SERIAL_KOKKOS_PACKAGES="libtrilinos-kokkos-dev libtrilinos-kokkos-16.1 libtrilinos-kokkos-kernels-dev libtrilinos-kokkos-kernels-16.1 trilinos-dev"
 KSTREAM_SERIAL_KOKKOS_PREFIX=/opt/kokkos-serial
 KSTREAM_SERIAL_KOKKOS_ROOT=$KSTREAM_SERIAL_KOKKOS_PREFIX/usr/lib/x86_64-linux-gnu/cmake/Kokkos
+KSTREAM_SERIAL_KOKKOSKERNELS_ROOT=$KSTREAM_SERIAL_KOKKOS_PREFIX/usr/lib/x86_64-linux-gnu/cmake/KokkosKernels
 
 kstream_log() { printf '[kstream] %s\n' "$*" >&2; }
 
@@ -36,7 +39,8 @@ kstream_root_ok() {
   [[ -f "$KSTREAM_ROOT_DIR/.kstream-root-$KSTREAM_ROOT_VERSION" ]] &&
     [[ -x "$KSTREAM_ROOT_DIR/usr/bin/cmake" ]] &&
     [[ -f "$KSTREAM_ROOT_DIR/usr/lib/x86_64-linux-gnu/cmake/Kokkos/KokkosConfig.cmake" ]] &&
-    [[ -f "$KSTREAM_ROOT_DIR$KSTREAM_SERIAL_KOKKOS_ROOT/KokkosConfig.cmake" ]]
+    [[ -f "$KSTREAM_ROOT_DIR$KSTREAM_SERIAL_KOKKOS_ROOT/KokkosConfig.cmake" ]] &&
+    [[ -f "$KSTREAM_ROOT_DIR$KSTREAM_SERIAL_KOKKOSKERNELS_ROOT/KokkosKernelsConfig.cmake" ]]
 }
 
 kstream_make_root() {
