@@ -3,10 +3,12 @@
 markdown report with tables and bandwidth-vs-size plots.
 
     python3 scripts/report.py RESULT.json [RESULT.json ...] --out docs/results.md [--plots docs/plots]
-                              [--peak Cuda=4800] [--title "..."]
+                              [--peak Cuda=4800] [--title "..."] [--compare]
+    python3 scripts/report.py --merge PART.json [PART.json ...] --out ONE.json
 
 Benchmark names read op/variant/type/backend/[layout/]n (no layout segment: aligned). The report opens with a
-headline table (largest n of each run), then fusion, operand layouts, several GPUs (kstream_mpi_bench: names
+headline table (largest n of each run; --compare puts the GPU-against-host tables and figure of one CUDA run and
+one host-only run first), then fusion, Kokkos Kernels' BLAS-1 beside kstream, operand layouts, several GPUs (kstream_mpi_bench: names
 op/tiled/type/backend/weak|strong/n with a ranks counter), chains of small calls and launch floor. For each backend, type and op the report gives GB/s per size,
 the speedup of kstream's tiled kernel over the naive Kokkos baseline, its ratio to each peer, and its share of
 the copy bandwidth; ratios are only formed between results of one file (one run). Needs matplotlib for plots.
@@ -122,6 +124,14 @@ def groups(sources):
 
 
 PEERS = ("cub_transform", "omp_for", "cuda_kernel")  # native peers, best first when several ran
+# Kokkos Kernels' BLAS-1 beside the kstream call that moves the same bytes: (op, kstream variant, its variant, what).
+KOKKOS_KERNELS_PAIRS = [
+    ("add", "tiled", "kokkosblas", "out = x + y: `kstream::add` / `KokkosBlas::update(1, x, 1, y, 0, out)`"),
+    ("add", "tiled_inplace", "kokkosblas_inplace", "y += x: `kstream::add(x, y, y)` / `KokkosBlas::axpby(1, x, 1, y)`"),
+    ("fma", "tiled_inplace", "kokkosblas_inplace",
+     "c += a * b: `kstream::fma(a, b, c, c)` / `KokkosBlas::mult(1, c, 1, a, b)`"),
+]
+KOKKOS_KERNELS_MIN_N = 1 << 20
 
 
 def best_peer(rows, backend, typ, op, n, layout=None):
@@ -155,6 +165,165 @@ def headline(sources):
                          f"{fmt(ratio(tiled, peer_gbps), 3)}x | {fmt(100 * ratio(tiled, copy), 1) if copy else '–'} | "
                          f"[{i}] |")
     return lines if len(lines) > 2 else []
+
+
+def kokkos_kernels_rows(sources):
+    """kstream against Kokkos Kernels' BLAS-1 on the same bytes, from n = 2^20, each pair from one source."""
+    lines = []
+    for i, src in enumerate(sources, 1):
+        rows = src["rows"]
+        cases = sorted({(b, t, n) for (b, t, o, v, n) in rows if v == "kokkosblas" and n >= KOKKOS_KERNELS_MIN_N},
+                       key=lambda k: (k[0], k[1] != "float", k[1], k[2]))
+        for backend, typ, n in cases:
+            for op, ours, theirs, what in KOKKOS_KERNELS_PAIRS:
+                a = rows.get((backend, typ, op, ours, n), (None,))[0]
+                b = rows.get((backend, typ, op, theirs, n), (None,))[0]
+                if a is None and b is None:
+                    continue
+                lines.append(f"| {backend} | {typ} | {n:,} | {what} | {fmt(a)} | {fmt(b)} | "
+                             f"{fmt(ratio(a, b), 2)}x | [{i}] |")
+    if not lines:
+        return []
+    version = next((s["context"].get("kstream.kokkos_kernels") for s in sources
+                    if s["context"].get("kstream.kokkos_kernels", "").split(".")[0].isdigit()), "?")
+    return ["## Kokkos Kernels' BLAS-1", "",
+            f"kstream beside the Kokkos Kernels ({version}) call a Kokkos user would write for the same operation, "
+            "on the same views in the same run; each pair moves the same bytes (add 3, fma 4 arrays).", "",
+            "| backend | type | n | operation: kstream / Kokkos Kernels | kstream GB/s | Kokkos Kernels GB/s | "
+            "kstream / Kokkos Kernels | source |", "|---|---|---|---|---|---|---|---|"] + lines + [""]
+
+
+def is_host_only(src):
+    return "Cuda" not in src["context"].get("kstream.backends", "")
+
+
+def compare_sources(sources):
+    """(GPU source index, host-only source index) for --compare: the first CUDA run and the first host-only run."""
+    gpu = next((i for i, s in enumerate(sources, 1) if not is_host_only(s)), None)
+    host = next((i for i, s in enumerate(sources, 1) if is_host_only(s) and
+                 any(k[0] == "OpenMP" for k in s["rows"])), None)
+    return gpu, host
+
+
+def compare_section(sources, plots_dir, out_path):
+    """GPU (CUDA build) against the host-only OpenMP build, per op, type and size, with each side's naive baseline,
+    best native peer and Kokkos Kernels, and one figure with both backends' curves."""
+    gi, hi = compare_sources(sources)
+    if gi is None or hi is None:
+        raise ValueError("--compare needs one CUDA run and one host-only OpenMP run")
+    gpu, host = sources[gi - 1], sources[hi - 1]
+    gc, hc = gpu["context"], host["context"]
+    # Kokkos Kernels' column and the kstream call moving the same bytes: update for add, mult (in place) for fma.
+    kk = {"add": ("tiled", "kokkosblas"), "fma": ("tiled_inplace", "kokkosblas_inplace")}
+    lines = ["## GPU against host", "",
+             f"- GPU [{gi}]: {gc.get('kstream.gpu', '?')}, CUDA runtime {gc.get('kstream.cuda.runtime', '?')}, "
+             f"driver {gc.get('kstream.gpu.driver', '?')}; compiler {gc.get('kstream.build.compiler', '?')} (nvcc "
+             f"through Kokkos' nvcc_wrapper); Kokkos {gc.get('kstream.kokkos_version', '?')} with "
+             f"{gc.get('kstream.backends', '?')}; Kokkos Kernels {gc.get('kstream.kokkos_kernels', '?')}.",
+             f"- Host [{hi}]: {hc.get('kstream.cpu_model', '?')}, {hc.get('env.OMP_NUM_THREADS', '?')} OpenMP threads "
+             f"(OMP_PROC_BIND={hc.get('env.OMP_PROC_BIND', '?')}, OMP_PLACES={hc.get('env.OMP_PLACES', '?')}); "
+             f"{hc.get('kstream.build.kind', '?')}, compiler {hc.get('kstream.build.compiler', '?')} "
+             f"{hc.get('kstream.build.host_arch', '')}; Kokkos {hc.get('kstream.kokkos_version', '?')} with "
+             f"{hc.get('kstream.backends', '?')}; Kokkos Kernels {hc.get('kstream.kokkos_kernels', '?')}.",
+             "", "GB/s per side (medians); each side's ratios are within its own run, GPU / host compares the two "
+             "runs (two builds, two processors). Kokkos Kernels: `update` for add, against `kstream::add`; `mult` in "
+             "place for fma (c += a * b), against kstream's in-place fma (same bytes).", ""]
+    figure = {}
+    for op in ("add", "fma"):
+        for typ in ("float", "double"):
+            g, h = _variants(gpu, "Cuda", typ, op), _variants(host, "OpenMP", typ, op)
+            sizes = sorted(set(g.get(KSTREAM, {})) & set(h.get(KSTREAM, {})))
+            if not sizes:
+                continue
+            figure[(op, typ)] = (g, h)
+            lines += [f"### {op}, {typ}", "",
+                      "| n | GPU tiled | GPU naive | GPU best peer | GPU Kokkos Kernels | kstream / Kokkos Kernels | "
+                      "host tiled | host naive | host `omp for` | host Kokkos Kernels | kstream / Kokkos Kernels | "
+                      "GPU / host (tiled) |", "|" + "---|" * 12]
+            ours, theirs = kk[op]
+            for n in sizes:
+                gt, ht = g[KSTREAM][n], h[KSTREAM][n]
+                peer, peer_gbps = best_peer(gpu["rows"], "Cuda", typ, op, n)
+                gk, hk = g.get(theirs, {}).get(n), h.get(theirs, {}).get(n)
+                gr, hr = ratio(g.get(ours, {}).get(n), gk), ratio(h.get(ours, {}).get(n), hk)
+                lines.append(f"| {n:,} | {fmt(gt)} | {fmt(g.get(BASELINE, {}).get(n))} | "
+                             f"{(peer + ' ' + fmt(peer_gbps)) if peer else '–'} | {fmt(gk)} | "
+                             f"{fmt(gr, 2) + 'x' if gr else '–'} | {fmt(ht)} | "
+                             f"{fmt(h.get(BASELINE, {}).get(n))} | {fmt(h.get('omp_for', {}).get(n))} | {fmt(hk)} | "
+                             f"{fmt(hr, 2) + 'x' if hr else '–'} | {fmt(ratio(gt, ht), 1)}x |")
+            lines.append("")
+    try:
+        path = plot_compare(figure, plots_dir)
+    except ImportError:
+        path = None
+    if path:
+        lines += [f"![GPU and host bandwidth against n]({os.path.relpath(path, os.path.dirname(os.path.abspath(out_path)))})", ""]
+    return lines
+
+
+def _variants(src, backend, typ, op):
+    """{variant: {n: GB/s}} of one source, aligned layout."""
+    out = defaultdict(dict)
+    for (b, t, o, v, n), (gbps, _, _) in src["rows"].items():
+        if (b, t, o) == (backend, typ, op) and "@" not in v:
+            out[v][n] = gbps
+    return out
+
+
+def plot_compare(figure, out_dir):
+    """compare.png: add and fma by float and double, GPU curves solid, host curves dashed, GB/s on a log axis."""
+    if not figure:
+        return None
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(2, 2, figsize=(13, 8.5), squeeze=False)
+    shown = [(KSTREAM, "tiled", 2.5), (BASELINE, "naive", 1.2), ("kokkosblas", "Kokkos Kernels update", 1.2),
+             ("kokkosblas_inplace", "Kokkos Kernels mult (in place)", 1.2), ("cub_transform", "cub", 1.2),
+             ("omp_for", "omp for", 1.2)]
+    for r, op in enumerate(("add", "fma")):
+        for c, typ in enumerate(("float", "double")):
+            ax = axes[r][c]
+            g, h = figure.get((op, typ), ({}, {}))
+            for side, rows, style in (("GPU", g, "-"), ("host", h, "--")):
+                for variant, label, width in shown:
+                    points = rows.get(variant)
+                    if not points or (op == "add" and variant == "kokkosblas_inplace") or \
+                            (op == "fma" and variant == "kokkosblas"):
+                        continue
+                    xs = sorted(points)
+                    ax.plot(xs, [points[x] for x in xs], linestyle=style, linewidth=width, marker="o",
+                            markersize=3, label=f"{side} {label}")
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            ax.set_title(f"{op}, {typ}: GPU (solid) and host-only OpenMP (dashed)")
+            ax.set_xlabel("n (elements)")
+            ax.set_ylabel("GB/s (1e9 B/s)")
+            ax.grid(True, which="both", alpha=0.3)
+            ax.legend(fontsize=7)
+    fig.tight_layout()
+    os.makedirs(out_dir, exist_ok=True)
+    path = os.path.join(out_dir, "compare.png")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def merge(paths, out):
+    """One Google Benchmark JSON from several processes of one build (compare.sh runs one per element type): the
+    first file's context, every file's command, all rows."""
+    files = []
+    for path in paths:
+        with open(path) as f:
+            data = json.load(f)
+        if "benchmarks" not in data or "context" not in data:
+            raise ValueError(f"{path}: not a Google Benchmark JSON file (no 'benchmarks'/'context')")
+        files.append(data)
+    context = dict(files[0]["context"])
+    context["kstream.command"] = " ; ".join(f["context"].get("kstream.command", "?") for f in files)
+    context["kstream.processes"] = f"{len(files)} (one per element type; ratios only within one)"
+    with open(out, "w") as f:
+        json.dump({"context": context, "benchmarks": [b for data in files for b in data["benchmarks"]]}, f, indent=1)
 
 
 CHAIN64_VARIANTS = ("eager", "recorded", "cub_eager", "cuda_launches", "cuda_graph", "graph_minimal_team")
@@ -390,7 +559,18 @@ def main(argv=None):
     ap.add_argument("--plots", help="folder for PNG plots (default: next to --out, in plots/)")
     ap.add_argument("--peak", action="append", default=[], help="BACKEND=GB/s, e.g. Cuda=4800 (spec bandwidth)")
     ap.add_argument("--title", default="kstream benchmark report")
+    ap.add_argument("--compare", action="store_true",
+                    help="open with the GPU-against-host section (one CUDA run and one host-only OpenMP run)")
+    ap.add_argument("--merge", action="store_true",
+                    help="write the inputs (processes of one build) as one JSON file to --out, no report")
     args = ap.parse_args(argv)
+    if args.merge:
+        try:
+            merge(args.results, args.out)
+        except (OSError, ValueError) as e:
+            ap.error(str(e))
+        print(f"wrote {args.out}")
+        return 0
 
     peaks = {}
     for p in args.peak:
@@ -415,6 +595,11 @@ def main(argv=None):
     out += ["", "GB/s counts the bytes each operation must move (copy 2, add 3, fma 4, chain 4 arrays of n "
             "elements; 1 GB = 1e9 B). Ratios are formed only between results of one run (one file); "
             "'(other run)' marks pairs from different files. Values are medians over repetitions where present.", ""]
+    if args.compare:
+        try:
+            out += compare_section(sources, plots_dir, args.out)
+        except ValueError as e:
+            ap.error(str(e))
     top = headline(sources)
     if top:
         out += ["## Headline: the largest n of each run", ""] + top + [""]
@@ -460,6 +645,7 @@ def main(argv=None):
         out += fusion_rows + ["", "<details><summary>Every size from 2^20</summary>", "",
                               "| backend | type | comparison | n | measured | predicted |", "|---|---|---|---|---|---|"]
         out += fusion_sweep + ["", "</details>", ""]
+    out += kokkos_kernels_rows(sources)
     out += layout_rows(sources)
     scaling = scaling_rows(sources)
     if scaling:

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""Tests of the Python scripts: report.py on small fixture result files (tests/fixtures/report_*.json), and
-triton_compare.py's one-line refusal on a machine without torch, triton or a GPU."""
+"""Tests of the scripts: report.py on small fixture result files (tests/fixtures/report_*.json),
+triton_compare.py's one-line refusal on a machine without torch, triton or a GPU, and compare.sh's arguments and
+the checks it makes before building anything (stand-in nvidia-smi and Kokkos installs)."""
+import json
 import os
 import subprocess
 import sys
@@ -10,6 +12,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPORT = os.path.join(HERE, "..", "scripts", "report.py")
 TRITON_COMPARE = os.path.join(HERE, "..", "scripts", "triton_compare.py")
+COMPARE = os.path.join(HERE, "..", "scripts", "compare.sh")
 FIXTURES = os.path.join(HERE, "fixtures")
 
 
@@ -17,7 +20,9 @@ def run(*args):
     return subprocess.run([sys.executable, REPORT, *args], capture_output=True, text=True)
 
 
-class ReportTest(unittest.TestCase):
+class ReportCase(unittest.TestCase):
+    """Runs report.py on fixtures into a temporary folder."""
+
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         self.out = os.path.join(self.tmp.name, "report.md")
@@ -35,6 +40,8 @@ class ReportTest(unittest.TestCase):
         section = text.split(f"## {heading}")[1].split("## ")[0]
         return next(line for line in section.splitlines() if line.startswith(f"| {n:,} |"))
 
+
+class ReportTest(ReportCase):
     def test_ratios_come_from_one_run_and_median_aggregates_win(self):
         text, _ = self.report("report_cuda.json", "report_triton.json", extra=("--peak", "Cuda=4800"))
         row = self.row(text, "add, float, Cuda", 268435456)
@@ -155,6 +162,145 @@ class ReportTest(unittest.TestCase):
         result = run(os.path.join(FIXTURES, "report_cuda.json"), "--out", self.out, "--peak", "Cuda")
         self.assertNotEqual(result.returncode, 0)
         self.assertIn("--peak takes BACKEND=GB/s", result.stderr)
+
+
+class CompareReportTest(ReportCase):
+    """report.py --compare (GPU against host), --merge, and the Kokkos Kernels table."""
+
+    def test_gpu_against_host_comes_first_with_kokkos_kernels_and_a_figure(self):
+        text, _ = self.report("report_compare_cuda.json", "report_compare_host.json", extra=("--compare",))
+        self.assertLess(text.index("## GPU against host"), text.index("## Headline"))
+        section = text.split("## GPU against host")[1].split("\n## ")[0]
+        self.assertIn("Fixture GPU", section)
+        self.assertIn("Fixture CPU, 16 OpenMP threads", section)
+        self.assertIn("Kokkos Kernels 4.6.99", section)
+        add = section.split("### add, float")[1].split("###")[0]
+        row = next(line for line in add.splitlines() if line.startswith("| 268,435,456 |"))
+        # GPU tiled 4400, naive 2500, cub 4400, update 2200 (2.00x); host tiled 110, naive 100, omp 88,
+        # update 100 (1.10x); GPU / host 40x.
+        self.assertEqual(row, "| 268,435,456 | 4,400 | 2,500 | cub_transform 4,400 | 2,200 | 2.00x | 110 | 100 | 88 "
+                              "| 100 | 1.10x | 40.0x |")
+        fma = section.split("### fma, double")[1]
+        row = next(line for line in fma.splitlines() if line.startswith("| 268,435,456 |"))
+        self.assertIn("| 3,300 | 1.33x |", row)  # mult in place 3300 against kstream's in-place fma 4400
+        self.assertIn("| 100 | 1.20x |", row)    # host: 120 / 100
+        with open(os.path.join(self.tmp.name, "plots", "compare.png"), "rb") as f:
+            self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+
+    def test_kokkos_kernels_pairs_move_the_same_bytes(self):
+        text, _ = self.report("report_compare_host.json")
+        section = text.split("## Kokkos Kernels' BLAS-1")[1].split("\n## ")[0]
+        rows = [line for line in section.splitlines() if line.startswith("| OpenMP | float | 268,435,456 |")]
+        self.assertEqual(len(rows), 3)
+        self.assertIn("`KokkosBlas::axpby(1, x, 1, y)` | 105 | 105 | 1.00x |", rows[1])
+        self.assertIn("`KokkosBlas::mult(1, c, 1, a, b)` | 120 | 100 | 1.20x |", rows[2])
+
+    def test_compare_needs_a_gpu_run_and_a_host_run(self):
+        result = run(os.path.join(FIXTURES, "report_compare_host.json"), "--compare", "--out", self.out)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("--compare needs one CUDA run and one host-only OpenMP run", result.stderr)
+
+    def test_merge_keeps_every_row_and_every_command(self):
+        merged = os.path.join(self.tmp.name, "merged.json")
+        result = run("--merge", os.path.join(FIXTURES, "report_compare_cuda.json"),
+                     os.path.join(FIXTURES, "report_openmp.json"), "--out", merged)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(merged) as f:
+            data = json.load(f)
+        with open(os.path.join(FIXTURES, "report_compare_cuda.json")) as f:
+            first = json.load(f)
+        with open(os.path.join(FIXTURES, "report_openmp.json")) as f:
+            second = json.load(f)
+        self.assertEqual(len(data["benchmarks"]), len(first["benchmarks"]) + len(second["benchmarks"]))
+        self.assertEqual(data["context"]["kstream.gpu"], "Fixture GPU")
+        self.assertIn(first["context"]["kstream.command"], data["context"]["kstream.command"])
+        self.assertTrue(data["context"]["kstream.processes"].startswith("2 "))
+
+
+class CompareScriptTest(unittest.TestCase):
+    """compare.sh stops before building anything when the GPU, the CUDA Kokkos or the host Kokkos is missing or
+    wrong, naming what is missing and the line that fixes it; --check passes with everything in place."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.smi = self.script("nvidia-smi", 'echo "NVIDIA H200, 9.0"')
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def script(self, name, body):
+        path = os.path.join(self.tmp.name, name)
+        with open(path, "w") as f:
+            f.write("#!/bin/sh\n" + body + "\n")
+        os.chmod(path, 0o755)
+        return path
+
+    def kokkos(self, name, devices, arch):
+        """A stand-in Kokkos install: the two settings compare.sh reads, and nvcc_wrapper for a CUDA one."""
+        prefix = os.path.join(self.tmp.name, name)
+        os.makedirs(os.path.join(prefix, "lib", "cmake", "Kokkos"))
+        os.makedirs(os.path.join(prefix, "bin"))
+        with open(os.path.join(prefix, "lib", "cmake", "Kokkos", "KokkosConfigCommon.cmake"), "w") as f:
+            f.write(f"set(Kokkos_DEVICES {devices})\nset(Kokkos_CXX_COMPILER_ID GNU)\nset(Kokkos_ARCH {arch})\n")
+        if "CUDA" in devices:
+            self.script(os.path.join(name, "bin", "nvcc_wrapper"), "exit 0")
+        return prefix
+
+    def compare(self, *args, **env):
+        environ = {k: v for k, v in os.environ.items()
+                   if k not in ("Kokkos_ROOT", "KokkosKernels_ROOT", "KSTREAM_HOST_KOKKOS_ROOT")}
+        environ.update({"KSTREAM_NVIDIA_SMI": self.smi, **env})
+        return subprocess.run(["bash", COMPARE, *args], capture_output=True, text=True, env=environ)
+
+    def assert_stops(self, result, *phrases):
+        self.assertEqual(result.returncode, 2, result.stderr)
+        for phrase in phrases:
+            self.assertIn(phrase, result.stderr)
+        self.assertNotIn("[1/4]", result.stderr)  # nothing was built
+
+    def test_unknown_argument(self):
+        self.assert_stops(self.compare("--fast"), "unknown argument '--fast'")
+
+    def test_no_gpu(self):
+        self.assert_stops(self.compare(KSTREAM_NVIDIA_SMI=os.path.join(self.tmp.name, "absent")),
+                          "no NVIDIA GPU found", "scripts/bench.sh")
+
+    def test_no_cuda_kokkos_names_the_architecture_of_this_gpu(self):
+        self.assert_stops(self.compare(), "set Kokkos_ROOT", "NVIDIA H200", "-DKokkos_ARCH_HOPPER90=ON",
+                          "-DKokkos_ENABLE_CUDA=ON")
+
+    def test_kokkos_without_cuda(self):
+        host = self.kokkos("host", "OPENMP;SERIAL", "NATIVE")
+        self.assert_stops(self.compare(Kokkos_ROOT=host), "has no CUDA backend (devices: OPENMP;SERIAL)",
+                          "-DKokkos_ARCH_HOPPER90=ON")
+
+    def test_kokkos_for_another_architecture(self):
+        cuda = self.kokkos("ampere", "OPENMP;SERIAL;CUDA", "AMPERE80")
+        self.assert_stops(self.compare(Kokkos_ROOT=cuda), "was built for AMPERE80",
+                          "compute capability 9.0: rebuild it with -DKokkos_ARCH_HOPPER90=ON")
+
+    def test_not_a_kokkos_install(self):
+        self.assert_stops(self.compare(Kokkos_ROOT=self.tmp.name), "holds no KokkosConfigCommon.cmake")
+
+    def test_missing_or_wrong_host_kokkos(self):
+        cuda = self.kokkos("cuda", "OPENMP;SERIAL;CUDA", "HOPPER90")
+        missing = os.path.join(self.tmp.name, "no-such-kokkos")
+        self.assert_stops(self.compare(Kokkos_ROOT=cuda, KSTREAM_HOST_KOKKOS_ROOT=missing),
+                          f"KSTREAM_HOST_KOKKOS_ROOT={missing} holds no", "-DKokkos_ENABLE_OPENMP=ON")
+        self.assert_stops(self.compare(Kokkos_ROOT=cuda, KSTREAM_HOST_KOKKOS_ROOT=cuda),
+                          "needs a Kokkos with OpenMP and without CUDA")
+
+    def test_check_passes_and_writes_nothing(self):
+        cuda = self.kokkos("cuda", "OPENMP;SERIAL;CUDA", "HOPPER90")
+        host = self.kokkos("host", "OPENMP;SERIAL", "NATIVE")
+        results = os.path.join(HERE, "..", "bench", "results")
+        before = sorted(os.walk(results))
+        result = self.compare("--check", "--quick", Kokkos_ROOT=cuda, KSTREAM_HOST_KOKKOS_ROOT=host,
+                              KSTREAM_MACHINE="check-machine")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("GPU: NVIDIA H200 (compute capability 9.0, Kokkos_ARCH_HOPPER90)", result.stderr)
+        self.assertIn("checks passed", result.stderr)
+        self.assertEqual(sorted(os.walk(results)), before)
 
 
 class TritonCompareTest(unittest.TestCase):
