@@ -604,7 +604,7 @@ def main(argv=None):
     if top:
         out += ["## Headline: the largest n of each run", ""] + top + [""]
     plotted = False
-    for typ in ("float", "double"):
+    for typ in ("float", "double") if not args.compare else ():  # --compare: its own figure says it
         try:
             path = plot(g, plots_dir, typ)
             plotted = plotted or bool(path)
