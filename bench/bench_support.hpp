@@ -23,8 +23,9 @@
 namespace kstream::bench {
 
 /// What a benchmark computes. The chain is out = 3 x + 0.5 y + z; chain64 is 64 dependent small operations
-/// (see chain64_steps), the launch-bound sequence that kstream::record replays as one graph.
-enum class Op { copy, add, fma, chain, chain64, empty };
+/// (see chain64_steps), the launch-bound sequence that kstream::record replays as one graph. dot is x . y;
+/// update_norm is a Krylov step, r = r - x then ||r||^2 (r is out, starting as y).
+enum class Op { copy, add, fma, chain, chain64, empty, dot, update_norm };
 
 /// chain64: for j = 0..31, tmp0 = (j == 0 ? x : out) + x, then out = fma(tmp0, ones, y); so out = 33 x + 32 y,
 /// exact for the suite's small-integer inputs. 64 kernels: 32 adds (3 arrays each) and 32 fmas (4 arrays).
@@ -47,6 +48,10 @@ constexpr int arrays_moved(Op op) {
       return 32 * 3 + 32 * 4;
     case Op::empty:
       return 0;
+    case Op::dot:
+      return 2;
+    case Op::update_norm:  // read r and x, write r (the separate calls read r once more: counted on this minimum)
+      return 3;
   }
   return 0;
 }
@@ -65,6 +70,10 @@ constexpr const char* op_name(Op op) {
       return "chain64";
     case Op::empty:
       return "empty";
+    case Op::dot:
+      return "dot";
+    case Op::update_norm:
+      return "update_norm";
   }
   return "?";
 }
@@ -132,7 +141,10 @@ KOKKOS_INLINE_FUNCTION T expected_value(Op op, T x, T y, T z) {
       return T(3) * x + T(0.5) * y + z;
     case Op::chain64:
       return T(33) * x + T(32) * y;
+    case Op::update_norm:
+      return y - x;
     case Op::empty:
+    case Op::dot:
       return T(0);
   }
   return T(0);
@@ -323,6 +335,8 @@ struct Variant {
   bool unaligned = false;
   std::function<void(const StridedOperands<Exec, T>&)> run_strided = {};
   bool in_place = false;
+  /// Where set, checks the call's result after its timed loop instead of out's elements ("" when right).
+  std::function<std::string(const Operands<Exec, T>&)> validate = {};
 
   bool runs_on(Layout layout) const {
     if (layout == Layout::aligned) return true;
@@ -359,11 +373,86 @@ Variant<Exec, T> in_place_variant(Op op, std::string name, Call call) {
 /// Where an in-place call's accumulator starts: y for add, z for fma (so the validated result is x + y, x * y + z).
 template <class Exec, class T, class ViewLayout>
 void reset_accumulator(Op op, const Operands<Exec, T, ViewLayout>& ops) {
-  Kokkos::deep_copy(Exec(), ops.out, op == Op::add ? ops.y : ops.z);
+  Kokkos::deep_copy(Exec(), ops.out, op == Op::fma ? ops.z : ops.y);
+}
+
+template <class T>
+KOKKOS_INLINE_FUNCTION auto to_float_or_self(T v) {
+  if constexpr (is_low_precision_v<T>) {
+    return to_float(v);
+  } else {
+    return v;
+  }
+}
+
+/// The exact x . y of the suite's inputs over n elements (small integers: exact in long double), cached per n.
+template <class T>
+long double exact_dot(std::int64_t n) {
+  static std::map<std::int64_t, long double> cache;
+  auto it = cache.find(n);
+  if (it != cache.end()) return it->second;
+  long double sum = 0;
+  for (std::int64_t i = 0; i < n; ++i)
+    sum += (long double)to_float_or_self(input_value<T>(0, i)) * (long double)to_float_or_self(input_value<T>(1, i));
+  return cache[n] = sum;
+}
+
+/// "" when `got` is the exact dot of the inputs within a relative `tolerance` (0: exact).
+template <class T>
+std::string check_dot(double got, std::int64_t n, double tolerance) {
+  const long double exact = exact_dot<T>(n);
+  const long double error = got > exact ? got - exact : exact - got;
+  if (got == got && error <= tolerance * (exact < 0 ? -exact : exact)) return "";
+  return "dot " + std::to_string(got) + ", exact " + std::to_string(double(exact));
+}
+
+/// A reduction variant (aligned only): `call` reduces into something `read()` returns on the host. dot: checked
+/// against the exact dot within `tolerance` (0 for accumulators that are exact on the suite's inputs, as
+/// kstream's double accumulator; a float accumulator's error grows with n, so such a peer is checked within 25 %
+/// at n and within `tolerance` on one more call over the first 2^16 elements); update_norm (out starts as y):
+/// out = y - x and ||y - x||^2, exactly.
+template <class Exec, class T, class Call, class Read>
+Variant<Exec, T> reduction_variant(Op op, std::string name, Call call, Read read, double tolerance) {
+  Variant<Exec, T> v{op, std::move(name), call};
+  v.in_place = op == Op::update_norm;
+  v.validate = [=](const Operands<Exec, T>& o) -> std::string {
+    const double got = read();
+    constexpr std::int64_t prefix = 1 << 16;
+    if (op == Op::dot && tolerance > 0 && o.n > prefix) {
+      if (std::string problem = check_dot<T>(got, o.n, 0.25); !problem.empty()) return problem;
+      Operands<Exec, T> first = o;
+      first.n = prefix;
+      first.x = Vec<Exec, T>(o.x.data(), prefix);
+      first.y = Vec<Exec, T>(o.y.data(), prefix);
+      call(first);
+      Exec().fence();
+      if (std::string problem = check_dot<T>(read(), prefix, tolerance); !problem.empty())
+        return problem + " over the first " + std::to_string(prefix) + " elements";
+      return "";
+    }
+    if (op == Op::dot) return check_dot<T>(got, o.n, tolerance);
+    long double exact = 0;
+    for (std::int64_t i = 0; i < o.n; ++i) {
+      const long double d = (long double)input_value<T>(1, i) - (long double)input_value<T>(0, i);
+      exact += d * d;
+    }
+    return got == double(exact) ? "" : "norm " + std::to_string(got) + ", exact " + std::to_string(double(exact));
+  };
+  return v;
+}
+
+/// A function reading a rank-0 view held by `result` as a double on the host (a reduction variant's `read`).
+template <class View>
+auto reader(std::shared_ptr<View> result) {
+  return [result] {
+    typename View::non_const_value_type value{};
+    Kokkos::deep_copy(value, *result);
+    return double(value);
+  };
 }
 
 /// Kokkos Kernels' BLAS-1 rows (peers_kokkos_kernels.cpp, built when CMake finds Kokkos Kernels), float and double:
-/// add/kokkosblas (update), add/kokkosblas_inplace (axpby), fma/kokkosblas_inplace (mult).
+/// add/kokkosblas (update), add/kokkosblas_inplace (axpby), fma/kokkosblas_inplace (mult), dot/kokkosblas (dot).
 template <class Exec, class T>
 void add_kokkos_kernels_peers(std::vector<Variant<Exec, T>>& variants);
 /// The Kokkos Kernels version the suite was built with, e.g. "4.6.99".

@@ -121,6 +121,67 @@ Variant<Exec, T> minimal_graph_chain(std::string name) {
           }};
 }
 
+/// x . y as a user writes it with Kokkos: a RangePolicy parallel_reduce accumulating in T.
+template <class Exec, class T>
+struct NaiveDot {
+  Vec<Exec, T> x, y;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, T& sum) const { sum += x(i) * y(i); }
+};
+/// r - x, and its square in the accumulator type (update_norm's two operations).
+template <class T>
+struct SubtractX {
+  KOKKOS_INLINE_FUNCTION T operator()(T r, T x) const { return r - x; }
+};
+struct SquareFirst {
+  template <class T>
+  KOKKOS_INLINE_FUNCTION kstream::accumulator_t<T> operator()(T r, T, T) const {
+    return kstream::accumulator_t<T>(r) * kstream::accumulator_t<T>(r);
+  }
+};
+struct Square {
+  template <class T>
+  KOKKOS_INLINE_FUNCTION kstream::accumulator_t<T> operator()(T r) const {
+    return kstream::accumulator_t<T>(r) * kstream::accumulator_t<T>(r);
+  }
+};
+
+/// The reductions: dot (kstream, naive Kokkos; peers in the backends' files) and the Krylov step r = r - x,
+/// ||r||^2 fused in one pass against kstream's two separate calls.
+template <class Exec, class T>
+void add_reductions(std::vector<Variant<Exec, T>>& list) {
+  using O = Operands<Exec, T>;
+  using Acc = kstream::accumulator_t<T>;
+  using Space = typename Exec::memory_space;
+  const Exec exec;
+  auto tiled = std::make_shared<Kokkos::View<Acc, Space>>("bench_dot_tiled");
+  list.push_back(reduction_variant<Exec, T>(
+      Op::dot, "tiled", [=](const O& o) { kstream::dot(exec, o.x, o.y, *tiled); }, reader(tiled), 0.0));
+  auto naive = std::make_shared<Kokkos::View<T, Space>>("bench_dot_naive");
+  list.push_back(reduction_variant<Exec, T>(
+      Op::dot, "naive",
+      [=](const O& o) {
+        Kokkos::parallel_reduce("kstream::bench::naive_dot",
+                                Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, o.n),
+                                NaiveDot<Exec, T>{o.x, o.y}, *naive);
+      },
+      reader(naive), std::is_same_v<T, float> ? 1e-3 : 1e-12));
+  auto fused = std::make_shared<Kokkos::View<Acc, Space>>("bench_norm_fused");
+  list.push_back(reduction_variant<Exec, T>(
+      Op::update_norm, "fused_tiled",
+      [=](const O& o) {
+        kstream::transform_reduce(exec, o.out, SubtractX<T>{}, *fused, kstream::Sum{}, SquareFirst{}, o.out, o.x);
+      },
+      reader(fused), 0.0));
+  auto separate = std::make_shared<Kokkos::View<Acc, Space>>("bench_norm_separate");
+  list.push_back(reduction_variant<Exec, T>(
+      Op::update_norm, "separate_tiled",
+      [=](const O& o) {
+        kstream::transform(exec, o.out, SubtractX<T>{}, o.out, o.x);
+        kstream::transform_reduce(exec, *separate, kstream::Sum{}, Square{}, o.out);
+      },
+      reader(separate), 0.0));
+}
+
 template <class Exec, class T>
 std::vector<Variant<Exec, T>> variants() {
   using O = Operands<Exec, T>;
@@ -161,6 +222,7 @@ std::vector<Variant<Exec, T>> variants() {
                                              [=](const O& o) { kstream::add(exec, o.x, o.out, o.out); }));
     list.push_back(in_place_variant<Exec, T>(Op::fma, "tiled_inplace",
                                              [=](const O& o) { kstream::fma(exec, o.x, o.y, o.out, o.out); }));
+    add_reductions(list);
 #if KSTREAM_BENCH_KOKKOS_KERNELS
     add_kokkos_kernels_peers(list);
 #endif
@@ -339,7 +401,16 @@ void time_calls(benchmark::State& state, const Variant<Exec, T>& variant, const 
     reset_accumulator(variant.op, ops);
     call(ops);
   }
-  if (variant.op != Op::empty) {
+  if constexpr (std::is_same_v<ViewLayout, Kokkos::LayoutRight>) {
+    if (variant.validate) {
+      Exec().fence();
+      if (const std::string problem = variant.validate(ops); !problem.empty()) {
+        state.SkipWithError(("validation failed: " + problem).c_str());
+        return;
+      }
+    }
+  }
+  if (variant.op != Op::empty && variant.op != Op::dot) {
     if (const std::int64_t errors = count_errors(variant.op, ops); errors != 0)
       state.SkipWithError(
           ("validation failed: " + std::to_string(errors) + " of " + std::to_string(n) + " elements wrong").c_str());

@@ -2,6 +2,7 @@
 // kernel, cub::DeviceTransform (CCCL, shipped with the CUDA toolkit), cudaMemcpy device to device, and the
 // launch floor (an empty CUDA kernel against an empty Kokkos TeamPolicy kernel of the same grid).
 #include <kstream/impl/elementwise_ops.hpp>  // the same operations as kstream: only the kernels differ
+#include <kstream/reduce.hpp>
 #include <kstream/tiling.hpp>
 
 #include "bench_support.hpp"
@@ -10,7 +11,11 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <cublas_v2.h>
+
+#include <cub/device/device_reduce.cuh>
 #include <cub/device/device_transform.cuh>
+#include <thrust/iterator/counting_iterator.h>
 #include <cuda/std/tuple>
 #include <map>
 #include <string>
@@ -46,6 +51,41 @@ struct CudaGraphCache {
     for (auto& [key, exec] : graphs)
       if (exec) cudaGraphExecDestroy(exec);
   }
+};
+
+/// x(i) * y(i) in Acc, for cub's transform-reduce over the indices.
+template <class T, class Acc>
+struct DotAt {
+  const T* x;
+  const T* y;
+  __host__ __device__ Acc operator()(std::int64_t i) const { return Acc(x[i]) * Acc(y[i]); }
+};
+/// cub's temporary storage, grown as needed and freed with the benchmark variants.
+struct CubTemp {
+  void* data = nullptr;
+  std::size_t bytes = 0;
+  void* reserve(std::size_t need) {
+    if (need > bytes) {
+      if (data) cudaFree(data);
+      cudaMalloc(&data, need);
+      bytes = need;
+    }
+    return data;
+  }
+  ~CubTemp() {
+    if (data) cudaFree(data);
+  }
+};
+/// A cuBLAS handle whose results go to device memory (so a call does not wait for them).
+struct CublasHandle {
+  cublasHandle_t handle{};
+  CublasHandle() {
+    cublasCreate(&handle);
+    cublasSetPointerMode(handle, CUBLAS_POINTER_MODE_DEVICE);
+  }
+  ~CublasHandle() { cublasDestroy(handle); }
+  CublasHandle(const CublasHandle&) = delete;
+  CublasHandle& operator=(const CublasHandle&) = delete;
 };
 
 constexpr int block = 256;
@@ -125,6 +165,36 @@ void add_peers(std::vector<Variant<Kokkos::Cuda, T>>& variants) {
                         }
                         cudaGraphLaunch(exec, stream());
                       }});
+  // dot: cub's transform-reduce over x(i) * y(i) in the accumulator kstream uses, and cuBLAS (its own float or
+  // double accumulation), each into device memory on the Kokkos stream.
+  using Acc = kstream::accumulator_t<T>;
+  auto cub_result = std::make_shared<Kokkos::View<Acc, Kokkos::CudaSpace>>("bench_dot_cub");
+  auto cub_temp = std::make_shared<CubTemp>();
+  variants.push_back(reduction_variant<Kokkos::Cuda, T>(
+      Op::dot, "cub_reduce",
+      [=](const O& o) {
+        const DotAt<T, Acc> at{o.x.data(), o.y.data()};
+        const thrust::counting_iterator<std::int64_t> first(0);
+        std::size_t bytes = 0;
+        cub::DeviceReduce::TransformReduce(nullptr, bytes, first, cub_result->data(), o.n, ::cuda::std::plus<>{}, at,
+                                           Acc(0), stream());
+        cub::DeviceReduce::TransformReduce(cub_temp->reserve(bytes), bytes, first, cub_result->data(), o.n,
+                                           ::cuda::std::plus<>{}, at, Acc(0), stream());
+      },
+      reader(cub_result), 0.0));
+  auto blas = std::make_shared<CublasHandle>();
+  auto blas_result = std::make_shared<Kokkos::View<T, Kokkos::CudaSpace>>("bench_dot_cublas");
+  variants.push_back(reduction_variant<Kokkos::Cuda, T>(
+      Op::dot, "cublas",
+      [=](const O& o) {
+        cublasSetStream(blas->handle, stream());
+        if constexpr (std::is_same_v<T, float>) {
+          cublasSdot(blas->handle, int(o.n), o.x.data(), 1, o.y.data(), 1, blas_result->data());
+        } else {
+          cublasDdot(blas->handle, int(o.n), o.x.data(), 1, o.y.data(), 1, blas_result->data());
+        }
+      },
+      reader(blas_result), std::is_same_v<T, float> ? 1e-3 : 1e-12));
   if constexpr (std::is_same_v<T, float>) {
     // The launch floor at n = 4096 floats: kstream's add launches 1024 packs / tile_packs teams there (4 teams of
     // 256 with the default shape); both empty kernels launch that same grid, so their difference is Kokkos'

@@ -1,8 +1,9 @@
 // Kokkos Kernels' BLAS-1 as a peer, built when CMake finds Kokkos Kernels: the library a Kokkos user reaches for
-// first. update (out = x + y: kstream::add's bytes), axpby in place (out = x + out) and mult in place
-// (out = x * y + out), on the same views and execution space instance as kstream's rows; kstream's in-place calls
+// first. update (out = x + y: kstream::add's bytes), axpby in place (out = x + out), mult in place
+// (out = x * y + out) and dot (beside kstream::dot), on the same views and execution space instance as kstream's rows; kstream's in-place calls
 // (tiled_inplace, kstream_bench.cpp) move the same bytes. float and double on every enabled backend.
 #include <KokkosBlas1_axpby.hpp>
+#include <KokkosBlas1_dot.hpp>
 #include <KokkosBlas1_mult.hpp>
 #include <KokkosBlas1_update.hpp>
 #include <KokkosKernels_config.h>
@@ -25,6 +26,10 @@ void add_kokkos_kernels_peers(std::vector<Variant<Exec, T>>& variants) {
                       }});
   variants.push_back(in_place_variant<Exec, T>(
       Op::add, "kokkosblas_inplace", [=](const O& o) { KokkosBlas::axpby(exec, T(1), on(o.x), T(1), on(o.out)); }));
+  auto result = std::make_shared<Kokkos::View<T, Device>>("bench_dot_kokkosblas");
+  variants.push_back(reduction_variant<Exec, T>(
+      Op::dot, "kokkosblas", [=](const O& o) { KokkosBlas::dot(exec, *result, on(o.x), on(o.y)); }, reader(result),
+      std::is_same_v<T, float> ? 1e-3 : 1e-12));
   variants.push_back(in_place_variant<Exec, T>(Op::fma, "kokkosblas_inplace", [=](const O& o) {
     KokkosBlas::mult(exec, T(1), on(o.out), T(1), on(o.x), on(o.y));
   }));

@@ -36,6 +36,18 @@ void add_peers(std::vector<Variant<Kokkos::OpenMP, T>>& variants) {
                         for (std::int64_t i = 0; i < o.n; ++i) out[i] = std::fma(a[i], b[i], c[i]);
                       },
                       false, true});
+  auto sum = std::make_shared<double>(0);
+  variants.push_back(reduction_variant<Kokkos::OpenMP, T>(
+      Op::dot, "omp_reduction",
+      [sum](const O& o) {
+        const T* __restrict x = o.x.data();
+        const T* __restrict y = o.y.data();
+        T s = 0;
+#pragma omp parallel for reduction(+ : s) schedule(static)
+        for (std::int64_t i = 0; i < o.n; ++i) s += x[i] * y[i];
+        *sum = s;
+      },
+      [sum] { return *sum; }, std::is_same_v<T, float> ? 1e-3 : 1e-12));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <kstream/low_precision.hpp>
 #include <kstream/naive.hpp>
 #include <kstream/record.hpp>
+#include <kstream/reduce.hpp>
 #include <kstream/streaming_stores.hpp>
 #include <kstream/tiling.hpp>
 #include <kstream/transform.hpp>

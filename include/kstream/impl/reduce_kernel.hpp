@@ -1,0 +1,225 @@
+#pragma once
+// The reduction kernels behind kstream/reduce.hpp. The input is cut into tiles whose length depends only on n and
+// the backend; each tile is reduced by one team (GPU: its threads' register accumulators, then the team) or one
+// thread (host: eight interleaved accumulators, which the compiler vectorizes), and the tiles' partial results are
+// combined in a fixed order with no floating-point atomics (GPU: Kokkos' team-ordered parallel_reduce; host: tile
+// order, one thread). So a result is the same bit for bit on every run with the same n and backend.
+// The last tile's guard (i < n) is the Triton mask; a fused output is written in the same pass.
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <cstdint>
+#include <kstream/impl/launch.hpp>
+#include <kstream/impl/pack.hpp>
+#include <kstream/impl/slots.hpp>
+#include <kstream/low_precision.hpp>
+#include <type_traits>
+#include <utility>
+
+namespace kstream::impl {
+
+/// What a reduction over elements of type T accumulates in: double for float (and double), float for 16-bit types.
+template <class T>
+using accumulator_of =
+    std::conditional_t<std::is_same_v<T, float>, double, std::conditional_t<is_low_precision_v<T>, float, T>>;
+
+/// A value as the accumulator type (16-bit types through float).
+template <class Acc, class V>
+KOKKOS_FORCEINLINE_FUNCTION Acc to_accumulator(V v) {
+  if constexpr (is_low_precision_v<V>) {
+    return Acc(to_float(v));
+  } else {
+    return Acc(v);
+  }
+}
+
+/// A kstream reducer (Sum, Max, Min or a user's) as a Kokkos reducer over Acc, into a scalar or a rank-0 view.
+template <class Reducer, class Acc, class Space>
+struct KokkosReducer {
+  using reducer = KokkosReducer;
+  using value_type = Acc;
+  using result_view_type = Kokkos::View<Acc, Space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  Reducer r;
+  result_view_type value;
+  bool scalar;
+  KOKKOS_INLINE_FUNCTION KokkosReducer(const Reducer& rd, Acc& v) : r(rd), value(&v), scalar(true) {}
+  KOKKOS_INLINE_FUNCTION KokkosReducer(const Reducer& rd, const result_view_type& v) : r(rd), value(v), scalar(false) {}
+  KOKKOS_INLINE_FUNCTION void join(Acc& dst, const Acc& src) const { dst = r(dst, src); }
+  KOKKOS_INLINE_FUNCTION void init(Acc& v) const { v = r.template identity<Acc>(); }
+  KOKKOS_INLINE_FUNCTION Acc& reference() const { return *value.data(); }
+  KOKKOS_INLINE_FUNCTION result_view_type view() const { return value; }
+  KOKKOS_INLINE_FUNCTION bool references_scalar() const { return scalar; }
+};
+
+/// No fused output.
+struct NoOutput {};
+
+/// The element step of a reduction: v = op(ins(i)...), written to out(i) when there is an output, and the value
+/// reduced is reduce_op(v, ins(i)...) with an output, v itself without.
+template <class Op, class ReduceOp, class Out, class... Ts>
+struct ReduceStep : OpField<Op> {
+  static constexpr bool writes = !std::is_same_v<Out, NoOutput>;
+  using Seq = std::index_sequence_for<Ts...>;
+  ReduceOp reduce_op;
+  Out out;  // Operand<O> or NoOutput
+  Slots<Seq, Operand<const Ts>...> in;
+
+  ReduceStep(const Op& o, const ReduceOp& r, const Out& w, const Operand<const Ts>&... ins)
+      : OpField<Op>(o), reduce_op(r), out(w), in{{ins}...} {}
+
+  /// The value element i contributes, in Acc; writes out(i) for a fused call.
+  template <class Acc, std::size_t... Is>
+  KOKKOS_FORCEINLINE_FUNCTION Acc element(std::int64_t i, std::index_sequence<Is...>) const {
+    return value_of<Acc>(i, get<Is>(in).data[i * get<Is>(in).stride]...);
+  }
+
+  /// The same for W consecutive elements read as 16-byte packs (contiguous, pack-aligned operands).
+  template <class Acc, int W, class Reducer, std::size_t... Is>
+  KOKKOS_FORCEINLINE_FUNCTION Acc pack(std::int64_t p, const Reducer& r, Acc acc, std::index_sequence<Is...>) const {
+    const Slots<Seq, Pack<Ts, W>...> loaded{{reinterpret_cast<const Pack<Ts, W>*>(get<Is>(in).data)[p]}...};
+    if constexpr (writes) {
+      Pack<std::remove_const_t<std::remove_pointer_t<decltype(out.data)>>, W> stored;
+      for (int lane = 0; lane < W; ++lane) {
+        const auto v = this->operation()(get<Is>(loaded).lane[lane]...);
+        stored.lane[lane] = v;
+        acc = r(acc, to_accumulator<Acc>(reduce_op(v, get<Is>(loaded).lane[lane]...)));
+      }
+      reinterpret_cast<decltype(stored)*>(out.data)[p] = stored;
+    } else {
+      for (int lane = 0; lane < W; ++lane)
+        acc = r(acc, to_accumulator<Acc>(this->operation()(get<Is>(loaded).lane[lane]...)));
+    }
+    return acc;
+  }
+
+ private:
+  template <class Acc, class... Vs>
+  KOKKOS_FORCEINLINE_FUNCTION Acc value_of(std::int64_t i, const Vs&... vs) const {
+    const auto v = this->operation()(vs...);
+    if constexpr (writes) {
+      out.data[i * out.stride] = v;
+      return to_accumulator<Acc>(reduce_op(v, vs...));
+    } else {
+      return to_accumulator<Acc>(v);
+    }
+  }
+};
+
+/// Device tiles: team `league_rank` reduces elements [tile * tile_items, ...) with InFlight accumulators per
+/// thread, reading 16-byte packs of W elements where every operand allows (`packed`), single elements otherwise.
+template <class ExecSpace, class Acc, int W, class Reducer, class Step>
+struct DeviceReduceTiles {
+  static constexpr int InFlight = 4;
+  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  Reducer r;
+  Step step;
+  std::int64_t n, tile_items;
+  bool packed;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team, Acc& update) const {
+    const std::int64_t first = std::int64_t(team.league_rank()) * tile_items;
+    const std::int64_t last = first + tile_items < n ? first + tile_items : n;
+    const int rank = team.team_rank(), threads = team.team_size();
+    Acc acc[InFlight];
+    KSTREAM_DEVICE_UNROLL
+    for (int k = 0; k < InFlight; ++k) acc[k] = r.template identity<Acc>();
+    std::int64_t tail = first;  // elements from here on go one by one
+    if (packed) {
+      // tile_items is a multiple of W, so packs never straddle tiles; only the last tile has a partial pack.
+      const std::int64_t p_first = first / W, p_last = last / W;
+      std::int64_t p = p_first + rank;
+      for (; p + (InFlight - 1) * threads < p_last; p += InFlight * threads) {
+        KSTREAM_DEVICE_UNROLL
+        for (int k = 0; k < InFlight; ++k) acc[k] = step.template pack<Acc, W>(p + k * threads, r, acc[k], Seq{});
+      }
+      for (; p < p_last; p += threads) acc[0] = step.template pack<Acc, W>(p, r, acc[0], Seq{});
+      tail = p_last * W;
+    }
+    std::int64_t i = tail + rank;
+    for (; i + (InFlight - 1) * threads < last; i += InFlight * threads) {
+      KSTREAM_DEVICE_UNROLL
+      for (int k = 0; k < InFlight; ++k) acc[k] = r(acc[k], step.template element<Acc>(i + k * threads, Seq{}));
+    }
+    for (; i < last; i += threads) acc[0] = r(acc[0], step.template element<Acc>(i, Seq{}));
+    Acc mine = acc[0];
+    KSTREAM_DEVICE_UNROLL
+    for (int k = 1; k < InFlight; ++k) mine = r(mine, acc[k]);
+    team.team_reduce(KokkosReducer<Reducer, Acc, Kokkos::HostSpace>(r, mine));  // (a scalar, as Kokkos::Sum)
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { update = r(update, mine); });
+  }
+  using Seq = typename Step::Seq;
+};
+
+/// Host tiles: one thread reduces tile t into partials(t) with Lanes interleaved accumulators.
+template <class Acc, class Reducer, class Step>
+struct HostReduceTiles {
+  static constexpr int Lanes = 8;
+  Reducer r;
+  Step step;
+  std::int64_t n, tile_items;
+  Acc* partials;
+
+  void operator()(std::int64_t tile) const {
+    const Step local(step);  // a local copy: stores through a fused output cannot alias it
+    const std::int64_t first = tile * tile_items, last = std::min(first + tile_items, n);
+    Acc acc[Lanes];
+    for (int l = 0; l < Lanes; ++l) acc[l] = r.template identity<Acc>();
+    std::int64_t i = first;
+    for (; i + Lanes <= last; i += Lanes)
+      for (int l = 0; l < Lanes; ++l) acc[l] = r(acc[l], local.template element<Acc>(i + l, Seq{}));
+    for (int l = 0; i < last; ++i, ++l) acc[l] = r(acc[l], local.template element<Acc>(i, Seq{}));
+    Acc total = acc[0];
+    for (int l = 1; l < Lanes; ++l) total = r(total, acc[l]);
+    partials[tile] = total;
+  }
+  using Seq = typename Step::Seq;
+};
+
+/// Elements per device tile (a multiple of every pack width): 256-thread teams, 4 packs of 16 bytes in flight, and
+/// enough such rounds per tile to keep the tile count near 1024, so large calls launch one wave of teams.
+inline std::int64_t device_tile_items(std::int64_t n, std::int64_t element_bytes) {
+  const std::int64_t round = 256 * 4 * (16 / element_bytes);
+  const std::int64_t rounds = std::max<std::int64_t>(1, (n + round * 1024 - 1) / (round * 1024));
+  return round * rounds;
+}
+/// Elements per host tile: a fixed length, so the partials do not depend on the thread count.
+inline constexpr std::int64_t host_tile_items = 16384;
+
+/// Reduces `step` over n elements into `result`: a rank-0 view of Acc in exec's memory (asynchronous on a GPU) or
+/// an Acc* on the host (returns when done). `packable`: every operand contiguous and 16-byte aligned.
+template <class ExecSpace, class Acc, int W, class Reducer, class Step, class Result>
+void reduce_tiles(const char* label, const ExecSpace& exec, const Reducer& r, const Step& step, std::int64_t n,
+                  bool packable, const Result& result) {
+  if constexpr (is_device_execution_space_v<ExecSpace>) {
+    const std::int64_t tile = device_tile_items(n, 16 / W);
+    const std::int64_t league = std::max<std::int64_t>(1, (n + tile - 1) / tile);
+    using Space = typename ExecSpace::memory_space;
+    const DeviceReduceTiles<ExecSpace, Acc, W, Reducer, Step> tiles{r, step, n, tile, packable};
+    const Kokkos::TeamPolicy<ExecSpace> policy(exec, int(league), 256);
+    if constexpr (std::is_same_v<Result, Acc*>) {
+      Kokkos::parallel_reduce(label, policy, tiles, KokkosReducer<Reducer, Acc, Kokkos::HostSpace>(r, *result));
+    } else {
+      Kokkos::parallel_reduce(label, policy, tiles,
+                              KokkosReducer<Reducer, Acc, Space>(r, typename KokkosReducer<Reducer, Acc, Space>::result_view_type(result.data())));
+    }
+  } else {
+    const std::int64_t tiles = std::max<std::int64_t>(1, (n + host_tile_items - 1) / host_tile_items);
+    Kokkos::View<Acc*, Kokkos::HostSpace> partials(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kstream::partials"),
+                                                   tiles);
+    if (n > 0) {
+      Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, tiles),
+                           HostReduceTiles<Acc, Reducer, Step>{r, step, n, host_tile_items, partials.data()});
+    } else {
+      partials(0) = r.template identity<Acc>();
+    }
+    exec.fence();  // host backends run the tiles before returning anyway; the fold is the calling thread's
+    Acc total = r.template identity<Acc>();
+    for (std::int64_t t = 0; t < tiles; ++t) total = r(total, partials(t));
+    if constexpr (std::is_same_v<Result, Acc*>) {
+      *result = total;
+    } else {
+      result() = total;
+    }
+  }
+}
+
+}  // namespace kstream::impl
