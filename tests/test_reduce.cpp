@@ -3,6 +3,7 @@
 // (closer to the exact result than a float accumulator), the fused update-and-reduce, clear errors.
 #include <cmath>
 #include <cstring>
+#include <kstream/record.hpp>
 #include <kstream/reduce.hpp>
 #include <limits>
 #include <random>
@@ -263,6 +264,48 @@ TYPED_TEST(ReduceTest, FusedUpdateAndNorm) {
       EXPECT_EQ(wrong, 0) << "n " << n << " offset " << offset;
       EXPECT_EQ(got, expected) << "n " << n << " offset " << offset;
     }
+  }
+}
+
+// A recorded Krylov step ending in a dot: each replay gives the eager calls' bits, and a replay reads the views'
+// current contents (r changes every step).
+TYPED_TEST(ReduceTest, RecordedReductionsReplayAsTheEagerCalls) {
+  using T = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  using M = typename TypeParam::memory_space;
+  Exec exec;
+  const std::int64_t n = 100003;
+  std::mt19937_64 random(11);
+  std::uniform_real_distribution<double> uniform(-1, 1);
+  std::vector<T> rs(n), qs(n);
+  for (std::int64_t i = 0; i < n; ++i) {
+    rs[i] = T(uniform(random));
+    qs[i] = T(uniform(random));
+  }
+  auto r_eager = placed<TypeParam>(rs, 0, 1, "r_eager"), r_recorded = placed<TypeParam>(rs, 0, 1, "r_recorded");
+  const auto q = placed<TypeParam>(qs, 0, 1, "q");
+  Kokkos::View<double, M> norm_eager("norm_eager"), norm_recorded("norm_recorded");
+  Kokkos::View<float, M> dot_eager("dot_eager"), dot_recorded("dot_recorded");  // converted once from double
+  const SubtractScaled<T> update{T(0.25)};
+  auto recording = kstream::record(exec, [&](kstream::Recorder<Exec>& rec) {
+    rec.transform_reduce(r_recorded, update, norm_recorded, kstream::Sum{}, SquareOfUpdated{}, r_recorded, q);
+    rec.dot(r_recorded, q, dot_recorded);
+  });
+  EXPECT_GE(recording.size(), 2u);
+  for (int step = 0; step < 3; ++step) {
+    kstream::transform_reduce(exec, r_eager, update, norm_eager, kstream::Sum{}, SquareOfUpdated{}, r_eager, q);
+    kstream::dot(exec, r_eager, q, dot_eager);
+    recording.submit();
+    exec.fence();
+    double ne = 0, nr = 0;
+    float de = 0, dr = 0;
+    Kokkos::deep_copy(ne, norm_eager);
+    Kokkos::deep_copy(nr, norm_recorded);
+    Kokkos::deep_copy(de, dot_eager);
+    Kokkos::deep_copy(dr, dot_recorded);
+    EXPECT_EQ(std::memcmp(&ne, &nr, sizeof ne), 0) << "step " << step << ": " << ne << " vs " << nr;
+    EXPECT_EQ(std::memcmp(&de, &dr, sizeof de), 0) << "step " << step << ": " << de << " vs " << dr;
+    EXPECT_GT(ne, 0.0);
   }
 }
 

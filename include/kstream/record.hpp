@@ -5,6 +5,7 @@
 //     r.add(x, y, t);              // t = x + y
 //     r.fma(t, a, b, out);         // out = t * a + b
 //     r.transform(out2, op, t, out);
+//     r.dot(out, out2, result);    // result() = out . out2 (a rank-0 view; kstream/reduce.hpp)
 //   });
 //   for (int step = 0; step < steps; ++step) chain.submit();   // or chain.submit(exec)
 //
@@ -25,6 +26,7 @@
 #include <any>
 #include <kstream/add.hpp>
 #include <kstream/fma.hpp>
+#include <kstream/reduce.hpp>
 #include <kstream/transform.hpp>
 #include <string>
 #include <utility>
@@ -65,6 +67,29 @@ class Recorder {
     hold(out, ins...);
   }
 
+  /// The asynchronous reductions of kstream/reduce.hpp: into rank-0 views, read after a replay has finished.
+  template <class XView, class YView, class Result>
+  void dot(const XView& x, const YView& y, const Result& result) {
+    impl::static_check_result<ExecSpace, Result>();
+    impl::dot_to(sink(), ExecSpace(), x, y, result);
+    hold(x, y, result);
+  }
+
+  template <class Result, class Reducer, class Op, class... Views>
+    requires(Kokkos::is_view<Result>::value)
+  void transform_reduce(const Result& result, const Reducer& reduce, const Op& op, const Views&... views) {
+    impl::transform_reduce_to(sink(), ExecSpace(), result, reduce, op, views...);
+    hold(result, views...);
+  }
+
+  template <class OutView, class Op, class Result, class Reducer, class ReduceOp, class... Views>
+    requires(impl::rank1_view<OutView> && impl::rank0_view<Result>)
+  void transform_reduce(const OutView& out, const Op& op, const Result& result, const Reducer& reduce,
+                        const ReduceOp& reduce_op, const Views&... views) {
+    impl::fused_transform_reduce_to(sink(), ExecSpace(), out, op, result, reduce, reduce_op, views...);
+    hold(out, result, views...);
+  }
+
   /// Kernels recorded so far (a call on empty views records none).
   std::size_t size() const { return kernels_; }
 
@@ -75,7 +100,7 @@ class Recorder {
 
   Recorder(Node root, std::vector<std::any>& views) : last_(std::move(root)), views_(views) {}
   /// Appends each kernel after the last one: the recording's program order.
-  impl::AppendToGraph<ExecSpace> sink() { return {&last_, &kernels_}; }
+  impl::AppendToGraph<ExecSpace> sink() { return {&last_, &kernels_, &views_}; }
   template <class... Views>
   void hold(const Views&... views) {
     (views_.emplace_back(views), ...);

@@ -7,6 +7,7 @@
 //   kstream::transform_reduce(exec, out, op, result, reduce, reduce_op, views...);
 //       // one pass: out(i) = op(views(i)...), and the reduction of reduce_op(out(i), views(i)...)
 //       // (a Krylov step: r = r - alpha q and ||r||^2 read r and q once and write r once)
+//   kstream::Recorder: r.dot(x, y, result) and r.transform_reduce(...) record the view forms (kstream/record.hpp)
 //
 // Accumulation: float in double, 16-bit types in float, other types in their own (kstream::accumulator_t<T>); a
 // result view of another type gets the accumulated value converted once. Deterministic: the tiles depend only on n
@@ -126,30 +127,23 @@ struct ConvertResult {
   KOKKOS_INLINE_FUNCTION void operator()(int) const { to() = from_accumulator<typename Result::value_type>(from()); }
 };
 
-/// Runs the tiles of `step` into `result` (a rank-0 view) or into a returned Acc (`result` = Acc*).
-template <class Acc, class ExecSpace, class Reducer, class Step, class Result, class... Operands>
-void run_reduce(const char* label, const ExecSpace& exec, const Reducer& r, const Step& step, std::int64_t n,
-                const Result& result, const Operands&... ops) {
+/// Runs the tiles of `step` through `sink` into `result`: a rank-0 view of any type (the accumulated value
+/// converted once), or (run now only) an Acc* on the host.
+template <class Acc, class Sink, class ExecSpace, class Reducer, class Step, class Result, class... Operands>
+void run_reduce(const Sink& sink, const char* label, const ExecSpace& exec, const Reducer& r, const Step& step,
+                std::int64_t n, const Result& result, const Operands&... ops) {
   using First = std::remove_cv_t<std::remove_pointer_t<std::remove_cvref_t<decltype((ops.data, ...))>>>;
   constexpr int W = pack_width<First>;
   const bool packed = W > 1 && packable<W>(ops...);
   if constexpr (std::is_pointer_v<Result>) {
-    reduce_tiles<ExecSpace, Acc, W>(label, exec, r, step, n, packed, result);
+    reduce_tiles<ExecSpace, Acc, W>(sink, label, exec, r, step, n, packed, result);
   } else if constexpr (std::is_same_v<typename Result::value_type, Acc>) {
-    if constexpr (is_device_execution_space_v<ExecSpace>) {
-      reduce_tiles<ExecSpace, Acc, W>(label, exec, r, step, n, packed, result);
-    } else {
-      reduce_tiles<ExecSpace, Acc, W>(label, exec, r, step, n, packed, result.data());
-    }
-  } else if constexpr (is_device_execution_space_v<ExecSpace>) {
-    Kokkos::View<Acc, typename Result::memory_space> acc(Kokkos::view_alloc(exec, "kstream::accumulator"));
-    reduce_tiles<ExecSpace, Acc, W>(label, exec, r, step, n, packed, acc);
-    Kokkos::parallel_for("kstream::reduce[convert]", Kokkos::RangePolicy<ExecSpace>(exec, 0, 1),
-                         ConvertResult<Acc, Result>{acc, result});
+    reduce_tiles<ExecSpace, Acc, W>(sink, label, exec, r, step, n, packed, result);
   } else {
-    Acc total{};
-    reduce_tiles<ExecSpace, Acc, W>(label, exec, r, step, n, packed, &total);
-    result() = from_accumulator<typename Result::value_type>(total);
+    Kokkos::View<Acc, typename Result::memory_space> acc(Kokkos::view_alloc(exec, "kstream::accumulator"));
+    sink.keep(acc);
+    reduce_tiles<ExecSpace, Acc, W>(sink, label, exec, r, step, n, packed, acc);
+    sink("kstream::reduce[convert]", Kokkos::RangePolicy<ExecSpace>(exec, 0, 1), ConvertResult<Acc, Result>{acc, result});
   }
 }
 
@@ -161,9 +155,51 @@ struct Unused {
   }
 };
 
+template <class V>
+concept rank0_view = Kokkos::is_view<V>::value && V::rank() == 0;
+template <class V>
+concept rank1_view = Kokkos::is_view<V>::value && V::rank() == 1;
+
 inline constexpr const char* input_names[] = {"input 0", "input 1", "input 2", "input 3",
                                               "input 4", "input 5", "input 6", "input 7"};
 
+}  // namespace impl
+
+namespace impl {
+/// transform_reduce's checks and tiles, handed to `sink` (run now, or recorded: kstream/record.hpp).
+template <class Sink, class ExecSpace, class Result, class Reducer, class Op, class... Views>
+void transform_reduce_to(const Sink& sink, const ExecSpace& exec, const Result& result, const Reducer& reduce,
+                         const Op& op, const Views&... views) {
+  static_assert(sizeof...(Views) >= 1 && sizeof...(Views) <= 8, "kstream::transform_reduce: give 1 to 8 views");
+  static_check_result<ExecSpace, Result>();
+  (static_check_view<ExecSpace, Views>(), ...);
+  check_reduce_inputs("kstream::transform_reduce", input_names, views...);
+  using Value = decltype(op(std::declval<typename Views::value_type>()...));
+  using Acc = accumulator_t<Value>;
+  const std::int64_t n = std::int64_t((views.extent(0), ...));
+  const ReduceStep<Op, Unused, NoOutput, typename Views::non_const_value_type...> step(op, Unused{}, NoOutput{},
+                                                                                        input_of(views)...);
+  run_reduce<Acc>(sink, "kstream::transform_reduce[tiled]", exec, reduce, step, n, result, input_of(views)...);
+}
+
+/// The fused form's checks and tiles.
+template <class Sink, class ExecSpace, class OutView, class Op, class Result, class Reducer, class ReduceOp,
+          class... Views>
+void fused_transform_reduce_to(const Sink& sink, const ExecSpace& exec, const OutView& out, const Op& op,
+                         const Result& result, const Reducer& reduce, const ReduceOp& reduce_op, const Views&... views) {
+  static_assert(sizeof...(Views) >= 1, "kstream::transform_reduce: give at least one input view");
+  static_check_views<ExecSpace, OutView, Views...>();
+  static_check_result<ExecSpace, Result>();
+  check_arguments("kstream::transform_reduce", nullptr, out, views...);
+  using Value = decltype(reduce_op(std::declval<typename OutView::value_type>(),
+                                   std::declval<typename Views::value_type>()...));
+  using Acc = accumulator_t<Value>;
+  const auto target = operand_of(out);
+  const ReduceStep<Op, ReduceOp, decltype(target), typename Views::non_const_value_type...> step(
+      op, reduce_op, target, input_of(views)...);
+  run_reduce<Acc>(sink, "kstream::transform_reduce[fused]", exec, reduce, step, std::int64_t(out.extent(0)), result,
+                  input_of(views)..., target);
+}
 }  // namespace impl
 
 /// reduce over i of op(views(i)...), into the rank-0 view `result`; asynchronous on exec.
@@ -171,42 +207,21 @@ template <class ExecSpace, class Result, class Reducer, class Op, class... Views
   requires(Kokkos::is_execution_space<ExecSpace>::value && Kokkos::is_view<Result>::value)
 void transform_reduce(const ExecSpace& exec, const Result& result, const Reducer& reduce, const Op& op,
                       const Views&... views) {
-  static_assert(sizeof...(Views) >= 1 && sizeof...(Views) <= 8, "kstream::transform_reduce: give 1 to 8 views");
-  impl::static_check_result<ExecSpace, Result>();
-  (impl::static_check_view<ExecSpace, Views>(), ...);
-  impl::check_reduce_inputs("kstream::transform_reduce", impl::input_names, views...);
-  using Value = decltype(op(std::declval<typename Views::value_type>()...));
-  using Acc = accumulator_t<Value>;
-  const std::int64_t n = std::int64_t((views.extent(0), ...));
-  const impl::ReduceStep<Op, impl::Unused, impl::NoOutput, typename Views::non_const_value_type...> step(
-      op, impl::Unused{}, impl::NoOutput{}, impl::input_of(views)...);
-  impl::run_reduce<Acc>("kstream::transform_reduce[tiled]", exec, reduce, step, n, result, impl::input_of(views)...);
+  impl::transform_reduce_to(impl::LaunchNow{}, exec, result, reduce, op, views...);
 }
 
 /// One pass: out(i) = op(views(i)...), and reduce over i of reduce_op(out(i), views(i)...) into `result`.
 template <class ExecSpace, class OutView, class Op, class Result, class Reducer, class ReduceOp, class... Views>
-  requires(Kokkos::is_execution_space<ExecSpace>::value && Kokkos::is_view<OutView>::value &&
-           Kokkos::is_view<Result>::value)
+  requires(Kokkos::is_execution_space<ExecSpace>::value && impl::rank1_view<OutView> && impl::rank0_view<Result>)
 void transform_reduce(const ExecSpace& exec, const OutView& out, const Op& op, const Result& result,
                       const Reducer& reduce, const ReduceOp& reduce_op, const Views&... views) {
-  static_assert(sizeof...(Views) >= 1, "kstream::transform_reduce: give at least one input view");
-  impl::static_check_views<ExecSpace, OutView, Views...>();
-  impl::static_check_result<ExecSpace, Result>();
-  impl::check_arguments("kstream::transform_reduce", nullptr, out, views...);
-  using Value = decltype(reduce_op(std::declval<typename OutView::value_type>(),
-                                   std::declval<typename Views::value_type>()...));
-  using Acc = accumulator_t<Value>;
-  const auto target = impl::operand_of(out);
-  const impl::ReduceStep<Op, ReduceOp, decltype(target), typename Views::non_const_value_type...> step(
-      op, reduce_op, target, impl::input_of(views)...);
-  impl::run_reduce<Acc>("kstream::transform_reduce[fused]", exec, reduce, step, std::int64_t(out.extent(0)), result,
-                        impl::input_of(views)..., target);
+  impl::fused_transform_reduce_to(impl::LaunchNow{}, exec, out, op, result, reduce, reduce_op, views...);
 }
 
 namespace impl {
-/// dot's checks and tiles, into a rank-0 view or (Result = Acc*) a value on the host.
-template <class ExecSpace, class XView, class YView, class Result>
-void dot_into(const ExecSpace& exec, const XView& x, const YView& y, const Result& result) {
+/// dot's checks and tiles, into a rank-0 view or (run now, Result = Acc*) a value on the host.
+template <class Sink, class ExecSpace, class XView, class YView, class Result>
+void dot_to(const Sink& sink, const ExecSpace& exec, const XView& x, const YView& y, const Result& result) {
   static_assert(std::is_same_v<typename XView::non_const_value_type, typename YView::non_const_value_type>,
                 "kstream::dot: x and y must hold the same value type");
   static_check_view<ExecSpace, XView>();
@@ -217,7 +232,7 @@ void dot_into(const ExecSpace& exec, const XView& x, const YView& y, const Resul
   using Acc = accumulator_t<T>;
   const ReduceStep<DotProduct<Acc>, Unused, NoOutput, T, T> step(DotProduct<Acc>{}, Unused{}, NoOutput{},
                                                                  input_of(x), input_of(y));
-  run_reduce<Acc>("kstream::dot[tiled]", exec, Sum{}, step, std::int64_t(x.extent(0)), result, input_of(x),
+  run_reduce<Acc>(sink, "kstream::dot[tiled]", exec, Sum{}, step, std::int64_t(x.extent(0)), result, input_of(x),
                   input_of(y));
 }
 }  // namespace impl
@@ -227,7 +242,7 @@ template <class ExecSpace, class XView, class YView, class Result>
   requires(Kokkos::is_execution_space<ExecSpace>::value && Kokkos::is_view<Result>::value)
 void dot(const ExecSpace& exec, const XView& x, const YView& y, const Result& result) {
   impl::static_check_result<ExecSpace, Result>();
-  impl::dot_into(exec, x, y, result);
+  impl::dot_to(impl::LaunchNow{}, exec, x, y, result);
 }
 
 /// sum over i of x(i) * y(i), returned once computed, in accumulator_t (double for float views).
@@ -235,7 +250,7 @@ template <class ExecSpace, class XView, class YView>
   requires(Kokkos::is_execution_space<ExecSpace>::value && Kokkos::is_view<XView>::value)
 accumulator_t<typename XView::value_type> dot(const ExecSpace& exec, const XView& x, const YView& y) {
   accumulator_t<typename XView::value_type> value{};
-  impl::dot_into(exec, x, y, &value);
+  impl::dot_to(impl::LaunchNow{}, exec, x, y, &value);
   return value;
 }
 

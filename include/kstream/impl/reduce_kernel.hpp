@@ -184,11 +184,27 @@ inline std::int64_t device_tile_items(std::int64_t n, std::int64_t element_bytes
 /// Elements per host tile: a fixed length, so the partials do not depend on the thread count.
 inline constexpr std::int64_t host_tile_items = 16384;
 
-/// Reduces `step` over n elements into `result`: a rank-0 view of Acc in exec's memory (asynchronous on a GPU) or
-/// an Acc* on the host (returns when done). `packable`: every operand contiguous and 16-byte aligned.
-template <class ExecSpace, class Acc, int W, class Reducer, class Step, class Result>
-void reduce_tiles(const char* label, const ExecSpace& exec, const Reducer& r, const Step& step, std::int64_t n,
-                  bool packable, const Result& result) {
+/// Folds the host partials in tile order into a rank-0 view (a recorded host reduction's last node).
+template <class Acc, class Reducer, class Result>
+struct FoldPartials {
+  Reducer r;
+  const Acc* partials;
+  std::int64_t tiles;
+  Result result;
+  void operator()(std::int64_t) const {
+    Acc total = r.template identity<Acc>();
+    for (std::int64_t t = 0; t < tiles; ++t) total = r(total, partials[t]);
+    result() = total;
+  }
+};
+
+/// Reduces `step` over n elements into `result`, through `sink` (run now, or recorded): a rank-0 view of Acc in
+/// exec's memory, or (run now only) an Acc* on the host that holds the value when this returns. `packable`: every
+/// operand contiguous and 16-byte aligned.
+template <class ExecSpace, class Acc, int W, class Sink, class Reducer, class Step, class Result>
+void reduce_tiles(const Sink& sink, const char* label, const ExecSpace& exec, const Reducer& r, const Step& step,
+                  std::int64_t n, bool packable, const Result& result) {
+  constexpr bool now = std::is_same_v<Sink, LaunchNow>;
   if constexpr (is_device_execution_space_v<ExecSpace>) {
     const std::int64_t tile = device_tile_items(n, 16 / W);
     const std::int64_t league = std::max<std::int64_t>(1, (n + tile - 1) / tile);
@@ -196,28 +212,33 @@ void reduce_tiles(const char* label, const ExecSpace& exec, const Reducer& r, co
     const DeviceReduceTiles<ExecSpace, Acc, W, Reducer, Step> tiles{r, step, n, tile, packable};
     const Kokkos::TeamPolicy<ExecSpace> policy(exec, int(league), 256);
     if constexpr (std::is_same_v<Result, Acc*>) {
-      Kokkos::parallel_reduce(label, policy, tiles, KokkosReducer<Reducer, Acc, Kokkos::HostSpace>(r, *result));
+      static_assert(now, "a recorded reduction goes into a view");
+      sink.reduce(label, policy, tiles, KokkosReducer<Reducer, Acc, Kokkos::HostSpace>(r, *result));
     } else {
-      Kokkos::parallel_reduce(label, policy, tiles,
-                              KokkosReducer<Reducer, Acc, Space>(r, typename KokkosReducer<Reducer, Acc, Space>::result_view_type(result.data())));
+      using Into = KokkosReducer<Reducer, Acc, Space>;
+      sink.reduce(label, policy, tiles, Into(r, typename Into::result_view_type(result.data())));
     }
   } else {
     const std::int64_t tiles = std::max<std::int64_t>(1, (n + host_tile_items - 1) / host_tile_items);
     Kokkos::View<Acc*, Kokkos::HostSpace> partials(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kstream::partials"),
                                                    tiles);
-    if (n > 0) {
-      Kokkos::parallel_for(label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, tiles),
-                           HostReduceTiles<Acc, Reducer, Step>{r, step, n, host_tile_items, partials.data()});
+    const HostReduceTiles<Acc, Reducer, Step> body{r, step, n, host_tile_items, partials.data()};
+    const Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>> policy(exec, 0, tiles);
+    if constexpr (now) {
+      Kokkos::parallel_for(label, policy, body);
+      exec.fence();  // host backends ran the tiles already; the fold is the calling thread's
+      Acc total = r.template identity<Acc>();
+      for (std::int64_t t = 0; t < tiles; ++t) total = r(total, partials(t));
+      if constexpr (std::is_same_v<Result, Acc*>) {
+        *result = total;
+      } else {
+        result() = total;
+      }
     } else {
-      partials(0) = r.template identity<Acc>();
-    }
-    exec.fence();  // host backends run the tiles before returning anyway; the fold is the calling thread's
-    Acc total = r.template identity<Acc>();
-    for (std::int64_t t = 0; t < tiles; ++t) total = r(total, partials(t));
-    if constexpr (std::is_same_v<Result, Acc*>) {
-      *result = total;
-    } else {
-      result() = total;
+      sink.keep(partials);
+      sink(label, policy, body);
+      sink("kstream::reduce[fold]", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, 1),
+           FoldPartials<Acc, Reducer, Result>{r, partials.data(), tiles, result});
     }
   }
 }
