@@ -272,6 +272,25 @@ def _variants(src, backend, typ, op):
     return out
 
 
+def bandwidth_axes(ax, title):
+    """GB/s against n on a log2 axis, with a grid and a legend."""
+    ax.set_xscale("log", base=2)
+    ax.set_title(title)
+    ax.set_xlabel("n (elements)")
+    ax.set_ylabel("GB/s (1e9 B/s)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+
+
+def save_figure(plt, fig, out_dir, name):
+    fig.tight_layout()
+    os.makedirs(out_dir, exist_ok=True)
+    path = os.path.join(out_dir, name)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def plot_compare(figure, out_dir):
     """compare.png: add and fma by float and double, GPU curves solid, host curves dashed, GB/s on a log axis."""
     if not figure:
@@ -296,19 +315,9 @@ def plot_compare(figure, out_dir):
                     xs = sorted(points)
                     ax.plot(xs, [points[x] for x in xs], linestyle=style, linewidth=width, marker="o",
                             markersize=3, label=f"{side} {label}")
-            ax.set_xscale("log", base=2)
             ax.set_yscale("log")
-            ax.set_title(f"{op}, {typ}: GPU (solid) and host-only OpenMP (dashed)")
-            ax.set_xlabel("n (elements)")
-            ax.set_ylabel("GB/s (1e9 B/s)")
-            ax.grid(True, which="both", alpha=0.3)
-            ax.legend(fontsize=7)
-    fig.tight_layout()
-    os.makedirs(out_dir, exist_ok=True)
-    path = os.path.join(out_dir, "compare.png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+            bandwidth_axes(ax, f"{op}, {typ}: GPU (solid) and host-only OpenMP (dashed)")
+    return save_figure(plt, fig, out_dir, "compare.png")
 
 
 def merge(paths, out):
@@ -540,18 +549,8 @@ def plot(groups_, out_dir, typ):
             for name, points in sorted(copy.items()):
                 xs = sorted(points)
                 ax.plot(xs, [points[x][0] for x in xs], linestyle=":", color="gray", label=f"copy ({name})")
-            ax.set_xscale("log", base=2)
-            ax.set_title(f"{op}, {typ}, {backend}")
-            ax.set_xlabel("n (elements)")
-            ax.set_ylabel("GB/s (1e9 B/s)")
-            ax.grid(True, which="both", alpha=0.3)
-            ax.legend(fontsize=7)
-    fig.tight_layout()
-    os.makedirs(out_dir, exist_ok=True)
-    path = os.path.join(out_dir, f"bandwidth_{typ}.png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+            bandwidth_axes(ax, f"{op}, {typ}, {backend}")
+    return save_figure(plt, fig, out_dir, f"bandwidth_{typ}.png")
 
 
 def main(argv=None):
