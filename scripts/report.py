@@ -320,6 +320,30 @@ def plot_compare(figure, out_dir):
     return save_figure(plt, fig, out_dir, "compare.png")
 
 
+def accuracy_rows(paths):
+    """kstream_accuracy's JSON files: relative errors of float dot products against the exact result."""
+    lines = []
+    for path in paths:
+        with open(path) as f:
+            data = json.load(f)
+        if "rows" not in data or "n" not in data:
+            raise ValueError(f"{path}: not a kstream_accuracy JSON file (no 'rows'/'n')")
+        c = data.get("context", {})
+        lines.append(f"`{os.path.basename(path)}`: n = {data['n']:,}, machine {c.get('env.KSTREAM_MACHINE', '?')}, "
+                     f"commit {c.get('kstream.commit', '?')}, OMP_NUM_THREADS {c.get('env.OMP_NUM_THREADS', '?')}, "
+                     f"command `{c.get('command', '?')}`")
+        lines += ["", "| backend | inputs | method | relative error |", "|---|---|---|---|"]
+        for r in data["rows"]:
+            lines.append(f"| {r['backend']} | {r['inputs']} | {r['method']} | {r['relative_error']:.2e} |")
+        lines.append("")
+    if not lines:
+        return []
+    return ["## Accuracy of float dot products", "",
+            "`kstream_accuracy`: relative error against a compensated long-double sum, float inputs (uniform in "
+            "[-1, 1]; cancelling: +2^20, s, -2^20, s, ... with y = 1; wide: exponents over [-20, 20]). kstream "
+            "accumulates float in double; the others in float, as written without it.", ""] + lines
+
+
 def merge(paths, out):
     """One Google Benchmark JSON from several processes of one build (compare.sh runs one per element type): the
     first file's context, every file's command, all rows."""
@@ -562,6 +586,7 @@ def main(argv=None):
     ap.add_argument("--title", default="kstream benchmark report")
     ap.add_argument("--compare", action="store_true",
                     help="open with the GPU-against-host section (one CUDA run and one host-only OpenMP run)")
+    ap.add_argument("--accuracy", action="append", default=[], help="kstream_accuracy JSON file(s) to tabulate")
     ap.add_argument("--merge", action="store_true",
                     help="write the inputs (processes of one build) as one JSON file to --out, no report")
     args = ap.parse_args(argv)
@@ -648,6 +673,10 @@ def main(argv=None):
                               "| backend | type | comparison | n | measured | predicted |", "|---|---|---|---|---|---|"]
         out += fusion_sweep + ["", "</details>", ""]
     out += kokkos_kernels_rows(sources)
+    try:
+        out += accuracy_rows(args.accuracy)
+    except (OSError, ValueError) as e:
+        ap.error(str(e))
     out += layout_rows(sources)
     scaling = scaling_rows(sources)
     if scaling:

@@ -200,6 +200,17 @@ class CompareReportTest(ReportCase):
         self.assertEqual(result.returncode, 2)
         self.assertIn("--compare needs one CUDA run and one host-only OpenMP run", result.stderr)
 
+    def test_accuracy_table(self):
+        text, _ = self.report("report_openmp.json", extra=("--accuracy", os.path.join(FIXTURES, "report_accuracy.json")))
+        section = text.split("## Accuracy of float dot products")[1].split("\n## ")[0]
+        self.assertIn("n = 1,024, machine fixture, commit abc1234", section)
+        self.assertIn("| OpenMP | cancelling | kstream::dot | 0.00e+00 |", section)
+        self.assertIn("| OpenMP | cancelling | Kokkos parallel_reduce (float) | 5.01e-01 |", section)
+        result = run(os.path.join(FIXTURES, "report_openmp.json"), "--out", self.out, "--accuracy",
+                     os.path.join(FIXTURES, "report_openmp.json"))
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("not a kstream_accuracy JSON file", result.stderr)
+
     def test_merge_keeps_every_row_and_every_command(self):
         merged = os.path.join(self.tmp.name, "merged.json")
         result = run("--merge", os.path.join(FIXTURES, "report_compare_cuda.json"),
