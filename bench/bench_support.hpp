@@ -24,8 +24,10 @@ namespace kstream::bench {
 
 /// What a benchmark computes. The chain is out = 3 x + 0.5 y + z; chain64 is 64 dependent small operations
 /// (see chain64_steps), the launch-bound sequence that kstream::record replays as one graph. dot is x . y;
-/// update_norm is a Krylov step, r = r - x then ||r||^2 (r is out, starting as y).
-enum class Op { copy, add, fma, chain, chain64, empty, dot, update_norm };
+/// update_norm is a Krylov step, r = r - x then ||r||^2 (r is out, starting as y). mul, triad and nstream are
+/// BabelStream's (with scalar 0.5, exact on the suite's inputs, where BabelStream uses 0.4): out = 0.5 x,
+/// out = x + 0.5 y, out += x + 0.5 y (out starting as z); its copy, add and dot are the rows of those names.
+enum class Op { copy, add, fma, chain, chain64, empty, dot, update_norm, mul, triad, nstream };
 
 /// chain64: for j = 0..31, tmp0 = (j == 0 ? x : out) + x, then out = fma(tmp0, ones, y); so out = 33 x + 32 y,
 /// exact for the suite's small-integer inputs. 64 kernels: 32 adds (3 arrays each) and 32 fmas (4 arrays).
@@ -52,6 +54,12 @@ constexpr int arrays_moved(Op op) {
       return 2;
     case Op::update_norm:  // read r and x, write r (the separate calls read r once more: counted on this minimum)
       return 3;
+    case Op::mul:
+      return 2;
+    case Op::triad:
+      return 3;
+    case Op::nstream:
+      return 4;
   }
   return 0;
 }
@@ -74,6 +82,12 @@ constexpr const char* op_name(Op op) {
       return "dot";
     case Op::update_norm:
       return "update_norm";
+    case Op::mul:
+      return "mul";
+    case Op::triad:
+      return "triad";
+    case Op::nstream:
+      return "nstream";
   }
   return "?";
 }
@@ -143,6 +157,12 @@ KOKKOS_INLINE_FUNCTION T expected_value(Op op, T x, T y, T z) {
       return T(33) * x + T(32) * y;
     case Op::update_norm:
       return y - x;
+    case Op::mul:
+      return T(0.5) * x;
+    case Op::triad:
+      return x + T(0.5) * y;
+    case Op::nstream:
+      return z + (x + T(0.5) * y);
     case Op::empty:
     case Op::dot:
       return T(0);
@@ -373,7 +393,7 @@ Variant<Exec, T> in_place_variant(Op op, std::string name, Call call) {
 /// Where an in-place call's accumulator starts: y for add, z for fma (so the validated result is x + y, x * y + z).
 template <class Exec, class T, class ViewLayout>
 void reset_accumulator(Op op, const Operands<Exec, T, ViewLayout>& ops) {
-  Kokkos::deep_copy(Exec(), ops.out, op == Op::fma ? ops.z : ops.y);
+  Kokkos::deep_copy(Exec(), ops.out, op == Op::fma || op == Op::nstream ? ops.z : ops.y);
 }
 
 template <class T>

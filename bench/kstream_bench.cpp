@@ -6,6 +6,7 @@
 //                [--kstream_streaming_stores=automatic|always|never]   (host store path; kstream/streaming_stores.hpp)
 //   kstream_bench --kstream_configuration      kstream's version, Kokkos, backends and default tile shapes
 //
+// BabelStream's set: copy, mul, add, triad, dot and nstream rows (scalar 0.5; bench_support.hpp).
 // Names read op/variant/type/backend/layout/n, e.g. add/tiled/float/Cuda/offsets123/268435456 (layouts: aligned,
 // offset1, offsets123, stride2, stride3; bench_support.hpp). Time is manual time over a batch
 // of calls (CUDA events on the GPU, fences and wall clock on the host); counters: GB/s (1e9 bytes/s from the
@@ -145,6 +146,44 @@ struct Square {
   }
 };
 
+/// BabelStream's operations, scalar 0.5 (see Op).
+template <class T>
+struct Same {
+  KOKKOS_INLINE_FUNCTION T operator()(T x) const { return x; }
+};
+template <class T>
+struct Half {
+  KOKKOS_INLINE_FUNCTION T operator()(T x) const { return T(0.5) * x; }
+};
+template <class T>
+struct Triad {
+  KOKKOS_INLINE_FUNCTION T operator()(T x, T y) const { return x + T(0.5) * y; }
+};
+template <class T>
+struct Nstream {
+  KOKKOS_INLINE_FUNCTION T operator()(T out, T x, T y) const { return out + (x + T(0.5) * y); }
+};
+
+/// BabelStream's set through kstream's public API (copy, mul, triad, nstream; its add and dot are the add and dot
+/// rows), tiled and naive, with BabelStream's byte counts.
+template <class Exec, class T>
+void add_stream_set(std::vector<Variant<Exec, T>>& list) {
+  using O = Operands<Exec, T>;
+  const Exec exec;
+  list.push_back({Op::copy, "tiled", [=](const O& o) { kstream::transform(exec, o.out, Same<T>{}, o.x); }});
+  list.push_back({Op::copy, "naive", [=](const O& o) { kstream::naive::transform(exec, o.out, Same<T>{}, o.x); }});
+  list.push_back({Op::mul, "tiled", [=](const O& o) { kstream::transform(exec, o.out, Half<T>{}, o.x); }});
+  list.push_back({Op::mul, "naive", [=](const O& o) { kstream::naive::transform(exec, o.out, Half<T>{}, o.x); }});
+  list.push_back({Op::triad, "tiled", [=](const O& o) { kstream::transform(exec, o.out, Triad<T>{}, o.x, o.y); }});
+  list.push_back(
+      {Op::triad, "naive", [=](const O& o) { kstream::naive::transform(exec, o.out, Triad<T>{}, o.x, o.y); }});
+  list.push_back(in_place_variant<Exec, T>(
+      Op::nstream, "tiled", [=](const O& o) { kstream::transform(exec, o.out, Nstream<T>{}, o.out, o.x, o.y); }));
+  list.push_back(in_place_variant<Exec, T>(Op::nstream, "naive", [=](const O& o) {
+    kstream::naive::transform(exec, o.out, Nstream<T>{}, o.out, o.x, o.y);
+  }));
+}
+
 /// The reductions: dot (kstream, naive Kokkos; peers in the backends' files) and the Krylov step r = r - x,
 /// ||r||^2 fused in one pass against kstream's two separate calls.
 template <class Exec, class T>
@@ -223,6 +262,7 @@ std::vector<Variant<Exec, T>> variants() {
     list.push_back(in_place_variant<Exec, T>(Op::fma, "tiled_inplace",
                                              [=](const O& o) { kstream::fma(exec, o.x, o.y, o.out, o.out); }));
     add_reductions(list);
+    add_stream_set(list);
 #if KSTREAM_BENCH_KOKKOS_KERNELS
     add_kokkos_kernels_peers(list);
 #endif
@@ -334,7 +374,7 @@ std::int64_t batch_size(std::int64_t n) {
 }
 
 constexpr int inputs_of(Op op) {
-  return op == Op::add ? 2 : op == Op::fma || op == Op::chain ? 3 : 1;
+  return op == Op::add || op == Op::triad ? 2 : op == Op::fma || op == Op::chain || op == Op::nstream ? 3 : 1;
 }
 
 /// Whether kstream's engine writes this call's output with streaming stores (host x86, large, packed, not
@@ -347,6 +387,11 @@ bool streams_stores(Op op, const Operands<Exec, T, ViewLayout>& o) {
     case Op::fma:
     case Op::chain:
       return impl::plan_of(Exec(), default_tile_shape<Exec>(), o.out, o.x, o.y, o.z).streaming_stores;
+    case Op::copy:
+    case Op::mul:
+      return impl::plan_of(Exec(), default_tile_shape<Exec>(), o.out, o.x).streaming_stores;
+    case Op::triad:
+      return impl::plan_of(Exec(), default_tile_shape<Exec>(), o.out, o.x, o.y).streaming_stores;
     default:
       return false;
   }

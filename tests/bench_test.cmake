@@ -1,13 +1,13 @@
 # ctest bench.small_rows: runs the benchmark suite at small n (2^10, 2^12, 2^12 + 7) and checks what it reports:
-# every row ran and validated (none failed), GB/s > 0, the in-place and reduction rows exist for float and double
-# on each backend, and with Kokkos Kernels found (KOKKOS_KERNELS=ON) its three rows do too and the context names its
-# version. Variables: BENCH, WORK_DIR, BACKENDS (list), KOKKOS_KERNELS.
+# every row ran and validated (none failed), GB/s > 0, the in-place, reduction and BabelStream rows exist for
+# float and double on each backend, and with Kokkos Kernels found (KOKKOS_KERNELS=ON) its rows do too and the
+# context names its version. Variables: BENCH, WORK_DIR, BACKENDS (list), KOKKOS_KERNELS.
 cmake_policy(SET CMP0057 NEW)  # if(... IN_LIST ...) in script mode
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
 set(json "${WORK_DIR}/rows.json")
 execute_process(COMMAND ${BENCH} --kstream_max_n=4103 --kstream_min_time=0.001 --benchmark_repetitions=1
-                        "--benchmark_filter=^(copy|add|fma|dot|update_norm)/" --benchmark_out=${json} --benchmark_out_format=json
+                        "--benchmark_filter=^(copy|add|fma|dot|update_norm|mul|triad|nstream)/" --benchmark_out=${json} --benchmark_out_format=json
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "kstream_bench failed (${rc}):\n${out}\n${err}")
@@ -34,7 +34,8 @@ foreach(i RANGE ${last})
   list(APPEND names "${name}")
 endforeach()
 
-set(required add/tiled_inplace fma/tiled_inplace dot/tiled dot/naive update_norm/fused_tiled update_norm/separate_tiled)
+set(required add/tiled_inplace fma/tiled_inplace dot/tiled dot/naive update_norm/fused_tiled update_norm/separate_tiled
+             copy/tiled mul/tiled triad/tiled nstream/tiled)
 string(JSON kokkos_kernels GET "${text}" context kstream.kokkos_kernels)
 if(KOKKOS_KERNELS)
   list(APPEND required add/kokkosblas add/kokkosblas_inplace fma/kokkosblas_inplace dot/kokkosblas)
@@ -60,5 +61,5 @@ endforeach()
 if(NOT KOKKOS_KERNELS AND "${names}" MATCHES "kokkosblas")
   message(FATAL_ERROR "kokkosblas rows without Kokkos Kernels")
 endif()
-message(STATUS "kstream_bench: ${count} rows ran and validated; ${checked} in-place, reduction and Kokkos Kernels rows present "
+message(STATUS "kstream_bench: ${count} rows ran and validated; ${checked} in-place, reduction, BabelStream and Kokkos Kernels rows present "
                "(Kokkos Kernels: ${kokkos_kernels})")
