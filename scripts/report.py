@@ -31,11 +31,17 @@ FUSION_MIN_N = 1 << 20  # below this, launch overhead, not bytes, sets the time
 LAUNCH_FLOOR_N = 4096
 
 
-def load(path):
+def read_json(path, keys, kind):
+    """A JSON file that must hold `keys`; ValueError naming the file and what it lacks otherwise."""
     with open(path) as f:
         data = json.load(f)
-    if "benchmarks" not in data or "context" not in data:
-        raise ValueError(f"{path}: not a Google Benchmark JSON file (no 'benchmarks'/'context')")
+    if not all(k in data for k in keys):
+        raise ValueError(f"{path}: not a {kind} JSON file (no {'/'.join(repr(k) for k in keys)})")
+    return data
+
+
+def load(path):
+    data = read_json(path, ("benchmarks", "context"), "Google Benchmark")
     cuda_build = "Cuda" in data["context"].get("kstream.backends", "")
     samples = defaultdict(list)
     medians = {}
@@ -324,10 +330,7 @@ def accuracy_rows(paths):
     """kstream_accuracy's JSON files: relative errors of float dot products against the exact result."""
     lines = []
     for path in paths:
-        with open(path) as f:
-            data = json.load(f)
-        if "rows" not in data or "n" not in data:
-            raise ValueError(f"{path}: not a kstream_accuracy JSON file (no 'rows'/'n')")
+        data = read_json(path, ("rows", "n"), "kstream_accuracy")
         c = data.get("context", {})
         lines.append(f"`{os.path.basename(path)}`: n = {data['n']:,}, machine {c.get('env.KSTREAM_MACHINE', '?')}, "
                      f"commit {c.get('kstream.commit', '?')}, OMP_NUM_THREADS {c.get('env.OMP_NUM_THREADS', '?')}, "
@@ -347,13 +350,7 @@ def accuracy_rows(paths):
 def merge(paths, out):
     """One Google Benchmark JSON from several processes of one build (compare.sh runs one per element type): the
     first file's context, every file's command, all rows."""
-    files = []
-    for path in paths:
-        with open(path) as f:
-            data = json.load(f)
-        if "benchmarks" not in data or "context" not in data:
-            raise ValueError(f"{path}: not a Google Benchmark JSON file (no 'benchmarks'/'context')")
-        files.append(data)
+    files = [read_json(path, ("benchmarks", "context"), "Google Benchmark") for path in paths]
     context = dict(files[0]["context"])
     context["kstream.command"] = " ; ".join(f["context"].get("kstream.command", "?") for f in files)
     context["kstream.processes"] = f"{len(files)} (one per element type; ratios only within one)"
