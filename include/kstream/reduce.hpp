@@ -79,13 +79,7 @@ struct DotProduct {
 template <class View, class... Views>
 void check_reduce_inputs(const char* op, Names names, const View& first, const Views&... rest) {
   [[maybe_unused]] std::size_t position = 0;
-  [[maybe_unused]] auto check = [&](const auto& v) {
-    ++position;
-    if (v.extent(0) != first.extent(0))
-      fail(op, "extent mismatch: " + describe(names, position, v) + " has extent " + std::to_string(v.extent(0)) +
-                   " but " + describe(names, 0, first) + " has extent " + std::to_string(first.extent(0)));
-  };
-  (check(rest), ...);
+  (check_extent(op, names, ++position, rest, 0, first), ...);
 }
 
 template <class ExecSpace, class Result>
@@ -101,14 +95,11 @@ template <int W, class... Operands>
 bool packable(const Operands&... ops) {
   auto fits = [](const auto& o) {
     using T = std::remove_cv_t<std::remove_pointer_t<std::remove_cvref_t<decltype(o.data)>>>;
-    return sizeof(T) * W == 16 && (o.stride == 1 || o.extent <= 1) &&
-           reinterpret_cast<std::uintptr_t>(o.data) % 16 == 0;
+    return sizeof(T) * W == pack_bytes && (o.stride == 1 || o.extent <= 1) &&
+           reinterpret_cast<std::uintptr_t>(o.data) % pack_bytes == 0;
   };
   return (fits(ops) && ...);
 }
-
-template <class T>
-inline constexpr int pack_width = sizeof(T) <= 16 && 16 % sizeof(T) == 0 ? int(16 / sizeof(T)) : 1;
 
 /// The accumulated value as the result's type (16-bit types through float).
 template <class V, class Acc>
@@ -132,8 +123,9 @@ struct ConvertResult {
 template <class Acc, class Sink, class ExecSpace, class Reducer, class Step, class Result, class... Operands>
 void run_reduce(const Sink& sink, const char* label, const ExecSpace& exec, const Reducer& r, const Step& step,
                 std::int64_t n, const Result& result, const Operands&... ops) {
-  using First = std::remove_cv_t<std::remove_pointer_t<std::remove_cvref_t<decltype((ops.data, ...))>>>;
-  constexpr int W = pack_width<First>;
+  // Packs need one element size for every operand (packable checks it): the last operand's sets the width.
+  using Element = std::remove_cv_t<std::remove_pointer_t<std::remove_cvref_t<decltype((ops.data, ...))>>>;
+  constexpr int W = elements_per_pack(int(sizeof(Element)));
   const bool packed = W > 1 && packable<W>(ops...);
   if constexpr (std::is_pointer_v<Result>) {
     reduce_tiles<ExecSpace, Acc, W>(sink, label, exec, r, step, n, packed, result);

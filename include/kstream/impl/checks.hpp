@@ -70,6 +70,16 @@ inline bool partially_overlaps(const Span& out, const Span& in) {
   return !interleaved;
 }
 
+/// Fails unless `view` (parameter `position`) has `reference`'s extent (parameter `reference_position`).
+template <class View, class Reference>
+void check_extent(const char* op, Names names, std::size_t position, const View& view, std::size_t reference_position,
+                  const Reference& reference) {
+  if (view.extent(0) != reference.extent(0))
+    fail(op, "extent mismatch: " + describe(names, position, view) + " has extent " + std::to_string(view.extent(0)) +
+                 " but " + describe(names, reference_position, reference) + " has extent " +
+                 std::to_string(reference.extent(0)));
+}
+
 /// Runtime checks of an elementwise call: the output's stride, then each input's extent and overlap in order.
 template <class OutView, class... InViews>
 void check_arguments(const char* op, Names names, const OutView& out, const InViews&... ins) {
@@ -79,11 +89,8 @@ void check_arguments(const char* op, Names names, const OutView& out, const InVi
   std::size_t position = 0;
   auto check_input = [&](const auto& in) {
     ++position;
-    const Span in_span = span_of(in);
-    if (in_span.extent != out_span.extent)
-      fail(op, "extent mismatch: " + describe(names, position, in) + " has extent " + std::to_string(in_span.extent) +
-                   " but " + describe(names, 0, out) + " has extent " + std::to_string(out_span.extent));
-    if (partially_overlaps(out_span, in_span))
+    check_extent(op, names, position, in, 0, out);
+    if (const Span in_span = span_of(in); partially_overlaps(out_span, in_span))
       fail(op, "output " + describe(names, 0, out) + " partially overlaps input " + describe(names, position, in) +
                    " (only exact aliasing, out == input, is allowed)");
   };

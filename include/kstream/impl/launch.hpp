@@ -10,9 +10,8 @@
 // The common calls (add and fma of float, double and the 16-bit types, on every enabled backend, run now or
 // recorded) are compiled once in the kstream library (src/instantiate.cpp.in); instantiations.hpp declares them.
 #include <Kokkos_Core.hpp>
-#include <any>
-#include <vector>
 #include <Kokkos_Graph.hpp>
+#include <any>
 #include <cstdint>
 #include <kstream/impl/host_region.hpp>
 #include <kstream/impl/plan.hpp>
@@ -22,6 +21,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 namespace kstream::impl {
 

@@ -174,28 +174,32 @@ struct HostReduceTiles {
   using Seq = typename Step::Seq;
 };
 
-/// Elements per device tile (a multiple of every pack width): 256-thread teams, 4 packs of 16 bytes in flight, and
-/// enough such rounds per tile to keep the tile count near 1024, so large calls launch one wave of teams.
-inline std::int64_t device_tile_items(std::int64_t n, std::int64_t element_bytes) {
-  const std::int64_t round = 256 * 4 * (16 / element_bytes);
+/// Elements per device tile (a multiple of the pack width W): 256-thread teams, 4 packs in flight, and enough such
+/// rounds per tile to keep the tile count near 1024, so large calls launch one wave of teams.
+inline std::int64_t device_tile_items(std::int64_t n, int W) {
+  const std::int64_t round = 256 * 4 * std::int64_t(W);
   const std::int64_t rounds = std::max<std::int64_t>(1, (n + round * 1024 - 1) / (round * 1024));
   return round * rounds;
 }
 /// Elements per host tile: a fixed length, so the partials do not depend on the thread count.
 inline constexpr std::int64_t host_tile_items = 16384;
 
-/// Folds the host partials in tile order into a rank-0 view (a recorded host reduction's last node).
+/// The host partials folded in tile order.
+template <class Acc, class Reducer>
+Acc fold(const Reducer& r, const Acc* partials, std::int64_t tiles) {
+  Acc total = r.template identity<Acc>();
+  for (std::int64_t t = 0; t < tiles; ++t) total = r(total, partials[t]);
+  return total;
+}
+
+/// fold() into a rank-0 view: a recorded host reduction's last node.
 template <class Acc, class Reducer, class Result>
 struct FoldPartials {
   Reducer r;
   const Acc* partials;
   std::int64_t tiles;
   Result result;
-  void operator()(std::int64_t) const {
-    Acc total = r.template identity<Acc>();
-    for (std::int64_t t = 0; t < tiles; ++t) total = r(total, partials[t]);
-    result() = total;
-  }
+  void operator()(std::int64_t) const { result() = fold(r, partials, tiles); }
 };
 
 /// Reduces `step` over n elements into `result`, through `sink` (run now, or recorded): a rank-0 view of Acc in
@@ -206,7 +210,7 @@ void reduce_tiles(const Sink& sink, const char* label, const ExecSpace& exec, co
                   std::int64_t n, bool packable, const Result& result) {
   constexpr bool now = std::is_same_v<Sink, LaunchNow>;
   if constexpr (is_device_execution_space_v<ExecSpace>) {
-    const std::int64_t tile = device_tile_items(n, 16 / W);
+    const std::int64_t tile = device_tile_items(n, W);
     const std::int64_t league = std::max<std::int64_t>(1, (n + tile - 1) / tile);
     using Space = typename ExecSpace::memory_space;
     const DeviceReduceTiles<ExecSpace, Acc, W, Reducer, Step> tiles{r, step, n, tile, packable};
@@ -227,8 +231,7 @@ void reduce_tiles(const Sink& sink, const char* label, const ExecSpace& exec, co
     if constexpr (now) {
       Kokkos::parallel_for(label, policy, body);
       exec.fence();  // host backends ran the tiles already; the fold is the calling thread's
-      Acc total = r.template identity<Acc>();
-      for (std::int64_t t = 0; t < tiles; ++t) total = r(total, partials(t));
+      const Acc total = fold(r, partials.data(), tiles);
       if constexpr (std::is_same_v<Result, Acc*>) {
         *result = total;
       } else {
