@@ -133,16 +133,16 @@ template <class T>
 struct SubtractX {
   KOKKOS_INLINE_FUNCTION T operator()(T r, T x) const { return r - x; }
 };
-struct SquareFirst {
-  template <class T>
-  KOKKOS_INLINE_FUNCTION kstream::accumulator_t<T> operator()(T r, T, T) const {
-    return kstream::accumulator_t<T>(r) * kstream::accumulator_t<T>(r);
-  }
-};
 struct Square {
   template <class T>
   KOKKOS_INLINE_FUNCTION kstream::accumulator_t<T> operator()(T r) const {
     return kstream::accumulator_t<T>(r) * kstream::accumulator_t<T>(r);
+  }
+};
+struct SquareFirst {  // the fused form's reduce_op: the updated r, then the inputs
+  template <class T>
+  KOKKOS_INLINE_FUNCTION kstream::accumulator_t<T> operator()(T r, T, T) const {
+    return Square{}(r);
   }
 };
 
@@ -150,10 +150,6 @@ struct Square {
 template <class T>
 struct Same {
   KOKKOS_INLINE_FUNCTION T operator()(T x) const { return x; }
-};
-template <class T>
-struct Half {
-  KOKKOS_INLINE_FUNCTION T operator()(T x) const { return T(0.5) * x; }
 };
 template <class T>
 struct Triad {
@@ -172,8 +168,9 @@ void add_stream_set(std::vector<Variant<Exec, T>>& list) {
   const Exec exec;
   list.push_back({Op::copy, "tiled", [=](const O& o) { kstream::transform(exec, o.out, Same<T>{}, o.x); }});
   list.push_back({Op::copy, "naive", [=](const O& o) { kstream::naive::transform(exec, o.out, Same<T>{}, o.x); }});
-  list.push_back({Op::mul, "tiled", [=](const O& o) { kstream::transform(exec, o.out, Half<T>{}, o.x); }});
-  list.push_back({Op::mul, "naive", [=](const O& o) { kstream::naive::transform(exec, o.out, Half<T>{}, o.x); }});
+  const Scale<T> half{T(0.5)};
+  list.push_back({Op::mul, "tiled", [=](const O& o) { kstream::transform(exec, o.out, half, o.x); }});
+  list.push_back({Op::mul, "naive", [=](const O& o) { kstream::naive::transform(exec, o.out, half, o.x); }});
   list.push_back({Op::triad, "tiled", [=](const O& o) { kstream::transform(exec, o.out, Triad<T>{}, o.x, o.y); }});
   list.push_back(
       {Op::triad, "naive", [=](const O& o) { kstream::naive::transform(exec, o.out, Triad<T>{}, o.x, o.y); }});
