@@ -308,5 +308,32 @@ TYPED_TEST(LowPrecisionTest, MixedStorageThroughTransform) {
   EXPECT_EQ(wrong, 0);
 }
 
+TYPED_TEST(LowPrecisionTest, DotAccumulatesInFloat) {
+  // Integers in [-4, 4]: every product and every partial sum (|s| <= 16 n < 2^24) is exact in float, so the dot is
+  // exact in any order. Sizes around the 8-element packs and the device's 8192-element rounds; aligned, both one
+  // element in, unequally offset (single elements) and strided operands.
+  using T = typename TypeParam::value_type;
+  const std::vector<std::pair<std::int64_t, std::int64_t>> placements[] = {
+      {{0, 1}, {0, 1}}, {{1, 1}, {1, 1}}, {{1, 1}, {2, 1}}, {{0, 2}, {1, 3}}};
+  for (const std::int64_t n : {0, 1, 7, 8, 9, 8191, 8192, 8193, 65539, 262147}) {
+    std::vector<float> xs(n), ys(n);
+    double exact = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+      xs[i] = float((i * 3 + 1) % 9 - 4);
+      ys[i] = float((i * 5 + 2) % 9 - 4);
+      exact += double(xs[i]) * double(ys[i]);
+    }
+    for (const auto& placement : placements) {
+      Operands<TypeParam> ops(n, placement);
+      ops.set(0, xs);
+      ops.set(1, ys);
+      const auto d = kstream::dot(typename TypeParam::execution_space(), ops.views[0], ops.views[1]);
+      static_assert(std::is_same_v<decltype(d), const kstream::accumulator_t<T>>);
+      EXPECT_EQ(double(d), exact) << "n " << n << ", x at " << placement[0].first << " stride " << placement[0].second
+                                  << ", y at " << placement[1].first;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace kstream::test

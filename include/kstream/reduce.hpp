@@ -10,10 +10,10 @@
 //   kstream::Recorder: r.dot(x, y, result) and r.transform_reduce(...) record the view forms (kstream/record.hpp)
 //
 // Accumulation: float in double, 16-bit types in float, other types in their own (kstream::accumulator_t<T>); a
-// result view of another type gets the accumulated value converted once. Deterministic: the tiles depend only on n
-// and the backend and their partial results combine in a fixed order (no floating-point atomics), so the same
-// call gives the same bits on every run. Reducers: kstream::Sum, Max, Min (these two propagate NaN), or your own:
-// a copyable type with KOKKOS_INLINE_FUNCTION `template <class A> A identity() const` and an associative
+// result view of another type gets the accumulated value converted once. Deterministic: the split into tiles
+// depends only on n and the device and the partial results combine in a fixed order (no floating-point atomics),
+// so the same call gives the same bits on every run. Reducers: kstream::Sum, Max, Min (these two propagate NaN), or
+// your own: a copyable type with KOKKOS_INLINE_FUNCTION `template <class A> A identity() const` and an associative
 // `A operator()(A, A) const`. Views: rank 1, any layout; contiguous 16-byte-aligned views of one element size are
 // read in 16-byte packs. Errors: std::invalid_argument naming the views for an extent mismatch (the fused form
 // also checks its output as kstream::transform does); a result that is not a rank-0 view fails to compile.

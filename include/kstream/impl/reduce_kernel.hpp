@@ -1,10 +1,10 @@
 #pragma once
-// The reduction kernels behind kstream/reduce.hpp. The input is cut into tiles whose length depends only on n and
-// the backend; each tile is reduced by one team (GPU: its threads' register accumulators, then the team) or one
-// thread (host: eight interleaved accumulators, which the compiler vectorizes), and the tiles' partial results are
-// combined in a fixed order with no floating-point atomics (GPU: Kokkos' team-ordered parallel_reduce; host: tile
-// order, one thread). So a result is the same bit for bit on every run with the same n and backend.
-// The last tile's guard (i < n) is the Triton mask; a fused output is written in the same pass.
+// The reduction kernels behind kstream/reduce.hpp. GPU: a fixed league of teams (two per multiprocessor) takes
+// chunks of the input in turn, each thread accumulating in registers, then the team; host: fixed-length tiles, each
+// one thread's eight interleaved accumulators (vectorized). The partial results combine in a fixed order with no
+// floating-point atomics (GPU: Kokkos' team-ordered parallel_reduce; host: tile order, one thread), and the split
+// depends only on n and the device, so a result is the same bit for bit on every run on one machine.
+// The last chunk's guard (i < n) is the Triton mask; a fused output is written in the same pass.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cstdint>
@@ -62,20 +62,41 @@ struct ReduceStep : OpField<Op> {
   ReduceOp reduce_op;
   Out out;  // Operand<O> or NoOutput
   Slots<Seq, Operand<const Ts>...> in;
+  using Elements = Slots<Seq, Ts...>;  ///< one element of every input
+  template <int W>
+  using Packs = Slots<Seq, Pack<Ts, W>...>;  ///< one pack of every input
 
   ReduceStep(const Op& o, const ReduceOp& r, const Out& w, const Operand<const Ts>&... ins)
       : OpField<Op>(o), reduce_op(r), out(w), in{{ins}...} {}
 
-  /// The value element i contributes, in Acc; writes out(i) for a fused call.
-  template <class Acc, std::size_t... Is>
-  KOKKOS_FORCEINLINE_FUNCTION Acc element(std::int64_t i, std::index_sequence<Is...>) const {
-    return value_of<Acc>(i, get<Is>(in).data[i * get<Is>(in).stride]...);
+  /// Element i of every input.
+  template <std::size_t... Is>
+  KOKKOS_FORCEINLINE_FUNCTION Elements load(std::int64_t i, std::index_sequence<Is...>) const {
+    return {{get<Is>(in).data[i * get<Is>(in).stride]}...};
   }
 
-  /// The same for W consecutive elements read as 16-byte packs (contiguous, pack-aligned operands).
+  /// W consecutive elements of every input as 16-byte packs, pack p (contiguous, pack-aligned operands).
+  template <int W, std::size_t... Is>
+  KOKKOS_FORCEINLINE_FUNCTION Packs<W> load_pack(std::int64_t p, std::index_sequence<Is...>) const {
+    return {{reinterpret_cast<const Pack<Ts, W>*>(get<Is>(in).data)[p]}...};
+  }
+
+  /// The value of element i (its inputs loaded), in Acc; writes out(i) for a fused call.
+  template <class Acc, std::size_t... Is>
+  KOKKOS_FORCEINLINE_FUNCTION Acc element(std::int64_t i, const Elements& loaded, std::index_sequence<Is...>) const {
+    const auto v = this->operation()(get<Is>(loaded)...);
+    if constexpr (writes) {
+      out.data[i * out.stride] = v;
+      return to_accumulator<Acc>(reduce_op(v, get<Is>(loaded)...));
+    } else {
+      return to_accumulator<Acc>(v);
+    }
+  }
+
+  /// acc combined with the values of pack p (its inputs loaded); writes pack p of the output for a fused call.
   template <class Acc, int W, class Reducer, std::size_t... Is>
-  KOKKOS_FORCEINLINE_FUNCTION Acc pack(std::int64_t p, const Reducer& r, Acc acc, std::index_sequence<Is...>) const {
-    const Slots<Seq, Pack<Ts, W>...> loaded{{reinterpret_cast<const Pack<Ts, W>*>(get<Is>(in).data)[p]}...};
+  KOKKOS_FORCEINLINE_FUNCTION Acc pack(std::int64_t p, const Packs<W>& loaded, const Reducer& r, Acc acc,
+                                       std::index_sequence<Is...>) const {
     if constexpr (writes) {
       Pack<std::remove_const_t<std::remove_pointer_t<decltype(out.data)>>, W> stored;
       for (int lane = 0; lane < W; ++lane) {
@@ -90,63 +111,73 @@ struct ReduceStep : OpField<Op> {
     }
     return acc;
   }
-
- private:
-  template <class Acc, class... Vs>
-  KOKKOS_FORCEINLINE_FUNCTION Acc value_of(std::int64_t i, const Vs&... vs) const {
-    const auto v = this->operation()(vs...);
-    if constexpr (writes) {
-      out.data[i * out.stride] = v;
-      return to_accumulator<Acc>(reduce_op(v, vs...));
-    } else {
-      return to_accumulator<Acc>(v);
-    }
-  }
 };
 
-/// Device tiles: team `league_rank` reduces elements [tile * tile_items, ...) with InFlight accumulators per
-/// thread, reading 16-byte packs of W elements where every operand allows (`packed`), single elements otherwise.
+/// Device teams: 256 threads with 4 packs (or elements) of each input in flight, two per multiprocessor (compiled
+/// for it: LaunchBounds), launched in one wave.
+inline constexpr int device_team_size = 256, device_in_flight = 4, device_teams_per_multiprocessor = 2;
+template <class ExecSpace>
+using DeviceReducePolicy =
+    Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<device_team_size, device_teams_per_multiprocessor>>;
+
+/// Device tiles: team t reduces the chunks t, t + league_size, ... of chunk_items elements each with InFlight
+/// accumulators per thread, reading 16-byte packs of W elements where every operand allows (`packed`), single
+/// elements otherwise. chunk_items is a multiple of W, so packs never straddle chunks.
 template <class ExecSpace, class Acc, int W, class Reducer, class Step>
 struct DeviceReduceTiles {
-  static constexpr int InFlight = 4;
-  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  static constexpr int InFlight = device_in_flight;
+  using member_type = typename DeviceReducePolicy<ExecSpace>::member_type;
+  using Seq = typename Step::Seq;
   Reducer r;
   Step step;
-  std::int64_t n, tile_items;
+  std::int64_t n, chunk_items;
   bool packed;
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team, Acc& update) const {
-    const std::int64_t first = std::int64_t(team.league_rank()) * tile_items;
-    const std::int64_t last = first + tile_items < n ? first + tile_items : n;
-    const int rank = team.team_rank(), threads = team.team_size();
     Acc acc[InFlight];
     KSTREAM_DEVICE_UNROLL
     for (int k = 0; k < InFlight; ++k) acc[k] = r.template identity<Acc>();
-    std::int64_t tail = first;  // elements from here on go one by one
-    if (packed) {
-      // tile_items is a multiple of W, so packs never straddle tiles; only the last tile has a partial pack.
-      const std::int64_t p_first = first / W, p_last = last / W;
-      std::int64_t p = p_first + rank;
-      for (; p + (InFlight - 1) * threads < p_last; p += InFlight * threads) {
-        KSTREAM_DEVICE_UNROLL
-        for (int k = 0; k < InFlight; ++k) acc[k] = step.template pack<Acc, W>(p + k * threads, r, acc[k], Seq{});
-      }
-      for (; p < p_last; p += threads) acc[0] = step.template pack<Acc, W>(p, r, acc[0], Seq{});
-      tail = p_last * W;
-    }
-    std::int64_t i = tail + rank;
-    for (; i + (InFlight - 1) * threads < last; i += InFlight * threads) {
-      KSTREAM_DEVICE_UNROLL
-      for (int k = 0; k < InFlight; ++k) acc[k] = r(acc[k], step.template element<Acc>(i + k * threads, Seq{}));
-    }
-    for (; i < last; i += threads) acc[0] = r(acc[0], step.template element<Acc>(i, Seq{}));
+    const std::int64_t step_items = std::int64_t(team.league_size()) * chunk_items;
+    for (std::int64_t first = std::int64_t(team.league_rank()) * chunk_items; first < n; first += step_items)
+      accumulate(first, first + chunk_items < n ? first + chunk_items : n, team.team_rank(), team.team_size(), acc);
     Acc mine = acc[0];
     KSTREAM_DEVICE_UNROLL
     for (int k = 1; k < InFlight; ++k) mine = r(mine, acc[k]);
     team.team_reduce(KokkosReducer<Reducer, Acc, Kokkos::HostSpace>(r, mine));  // (a scalar, as Kokkos::Sum)
     Kokkos::single(Kokkos::PerTeam(team), [&]() { update = r(update, mine); });
   }
-  using Seq = typename Step::Seq;
+
+  /// Elements [first, last) into this thread's accumulators.
+  KOKKOS_INLINE_FUNCTION void accumulate(std::int64_t first, std::int64_t last, int rank, int threads,
+                                         Acc (&acc)[InFlight]) const {
+    std::int64_t tail = first;  // elements from here on go one by one
+    if (packed) {
+      const std::int64_t p_last = last / W;  // only the last chunk has a partial pack
+      std::int64_t p = first / W + rank;
+      // Every pack in flight is loaded before any is reduced (or stored: a fused output may alias an input).
+      for (; p + (InFlight - 1) * threads < p_last; p += InFlight * threads) {
+        typename Step::template Packs<W> loaded[InFlight];
+        KSTREAM_DEVICE_UNROLL
+        for (int k = 0; k < InFlight; ++k) loaded[k] = step.template load_pack<W>(p + k * threads, Seq{});
+        KSTREAM_DEVICE_UNROLL
+        for (int k = 0; k < InFlight; ++k)
+          acc[k] = step.template pack<Acc, W>(p + k * threads, loaded[k], r, acc[k], Seq{});
+      }
+      for (; p < p_last; p += threads)
+        acc[0] = step.template pack<Acc, W>(p, step.template load_pack<W>(p, Seq{}), r, acc[0], Seq{});
+      tail = p_last * W;
+    }
+    std::int64_t i = tail + rank;
+    for (; i + (InFlight - 1) * threads < last; i += InFlight * threads) {
+      typename Step::Elements loaded[InFlight];
+      KSTREAM_DEVICE_UNROLL
+      for (int k = 0; k < InFlight; ++k) loaded[k] = step.load(i + k * threads, Seq{});
+      KSTREAM_DEVICE_UNROLL
+      for (int k = 0; k < InFlight; ++k)
+        acc[k] = r(acc[k], step.template element<Acc>(i + k * threads, loaded[k], Seq{}));
+    }
+    for (; i < last; i += threads) acc[0] = r(acc[0], step.template element<Acc>(i, step.load(i, Seq{}), Seq{}));
+  }
 };
 
 /// Host tiles: one thread reduces tile t into partials(t) with Lanes interleaved accumulators.
@@ -165,8 +196,9 @@ struct HostReduceTiles {
     for (int l = 0; l < Lanes; ++l) acc[l] = r.template identity<Acc>();
     std::int64_t i = first;
     for (; i + Lanes <= last; i += Lanes)
-      for (int l = 0; l < Lanes; ++l) acc[l] = r(acc[l], local.template element<Acc>(i + l, Seq{}));
-    for (int l = 0; i < last; ++i, ++l) acc[l] = r(acc[l], local.template element<Acc>(i, Seq{}));
+      for (int l = 0; l < Lanes; ++l)
+        acc[l] = r(acc[l], local.template element<Acc>(i + l, local.load(i + l, Seq{}), Seq{}));
+    for (int l = 0; i < last; ++i, ++l) acc[l] = r(acc[l], local.template element<Acc>(i, local.load(i, Seq{}), Seq{}));
     Acc total = acc[0];
     for (int l = 1; l < Lanes; ++l) total = r(total, acc[l]);
     partials[tile] = total;
@@ -174,12 +206,19 @@ struct HostReduceTiles {
   using Seq = typename Step::Seq;
 };
 
-/// Elements per device tile (a multiple of the pack width W): 256-thread teams, 4 packs in flight, and enough such
-/// rounds per tile to keep the tile count near 1024, so large calls launch one wave of teams.
-inline std::int64_t device_tile_items(std::int64_t n, int W) {
-  const std::int64_t round = 256 * 4 * std::int64_t(W);
-  const std::int64_t rounds = std::max<std::int64_t>(1, (n + round * 1024 - 1) / (round * 1024));
-  return round * rounds;
+/// How a device reduction covers n elements: `league` teams, team t taking the chunks t, t + league, ... of
+/// `chunk_items` elements, one pass of its packs in flight (a multiple of W). The league is two teams per
+/// multiprocessor (2 per 2048 of the device's `concurrency`), all resident at once, each looping over its chunks,
+/// so the chunks in flight stay one contiguous window of memory. More teams (a second, partial wave), short
+/// contiguous tiles, or one contiguous tile per team all left HBM idle (docs/engine.md). Depends on n, W and the
+/// device only.
+struct DeviceChunks {
+  std::int64_t league, chunk_items;
+};
+inline DeviceChunks device_chunks(std::int64_t n, int W, std::int64_t concurrency) {
+  const std::int64_t chunk = std::int64_t(device_team_size) * device_in_flight * W;
+  const std::int64_t chunks = std::max<std::int64_t>(1, (n + chunk - 1) / chunk);
+  return {std::clamp<std::int64_t>(concurrency / 2048 * device_teams_per_multiprocessor, 1, chunks), chunk};
 }
 /// Elements per host tile: a fixed length, so the partials do not depend on the thread count.
 inline constexpr std::int64_t host_tile_items = 16384;
@@ -210,11 +249,10 @@ void reduce_tiles(const Sink& sink, const char* label, const ExecSpace& exec, co
                   std::int64_t n, bool packable, const Result& result) {
   constexpr bool now = std::is_same_v<Sink, LaunchNow>;
   if constexpr (is_device_execution_space_v<ExecSpace>) {
-    const std::int64_t tile = device_tile_items(n, W);
-    const std::int64_t league = std::max<std::int64_t>(1, (n + tile - 1) / tile);
+    const DeviceChunks chunks = device_chunks(n, W, exec.concurrency());
     using Space = typename ExecSpace::memory_space;
-    const DeviceReduceTiles<ExecSpace, Acc, W, Reducer, Step> tiles{r, step, n, tile, packable};
-    const Kokkos::TeamPolicy<ExecSpace> policy(exec, int(league), 256);
+    const DeviceReduceTiles<ExecSpace, Acc, W, Reducer, Step> tiles{r, step, n, chunks.chunk_items, packable};
+    const DeviceReducePolicy<ExecSpace> policy(exec, int(chunks.league), device_team_size);
     if constexpr (std::is_same_v<Result, Acc*>) {
       static_assert(now, "a recorded reduction goes into a view");
       sink.reduce(label, policy, tiles, KokkosReducer<Reducer, Acc, Kokkos::HostSpace>(r, *result));
