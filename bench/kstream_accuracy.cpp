@@ -6,7 +6,9 @@
 //   wide         x = u * 2^k (u uniform in [-1, 1], k uniform in [-20, 20]), y uniform in [-1, 1]
 // The reference is a compensated sum in long double on the host. Each row: relative error |got - exact| / |exact|.
 //
-//   kstream_accuracy [--n=N] [--out=FILE.json]      (default n = 2^24)
+//   kstream_accuracy [--n=N] [--out=FILE.json] [--inputs=DIR]      (default n = 2^24)
+// --inputs writes each family's x and y as raw float32 (DIR/<family>_x.f32, _y.f32) for other programs to read the
+// same inputs (scripts/triton_compare.py --accuracy: PyTorch and Triton).
 #include <Kokkos_Core.hpp>
 #include <cmath>
 #include <cstdio>
@@ -64,6 +66,13 @@ long double exact_dot(const std::vector<float>& x, const std::vector<float>& y) 
   return sum + compensation;
 }
 
+/// values as raw float32; false where the file cannot be written.
+bool write_floats(const std::string& path, const std::vector<float>& values) {
+  std::ofstream file(path, std::ios::binary);
+  file.write(reinterpret_cast<const char*>(values.data()), std::streamsize(values.size() * sizeof(float)));
+  return bool(file);
+}
+
 template <class Exec>
 struct FloatDot {
   Kokkos::View<const float*, typename Exec::memory_space> x, y;
@@ -71,8 +80,8 @@ struct FloatDot {
 };
 
 template <class Exec>
-void measure(const char* backend, const std::string& family, const std::vector<float>& hx,
-             const std::vector<float>& hy, long double exact, std::vector<Row>& rows) {
+void measure(const char* backend, const std::string& family, const std::vector<float>& hx, const std::vector<float>& hy,
+             long double exact, std::vector<Row>& rows) {
   using Space = typename Exec::memory_space;
   const std::int64_t n = std::int64_t(hx.size());
   Kokkos::View<float*, Space> x("x", n), y("y", n);
@@ -112,20 +121,24 @@ void measure(const char* backend, const std::string& family, const std::vector<f
 int main(int argc, char** argv) {
   Kokkos::ScopeGuard kokkos(argc, argv);
   std::int64_t n = std::int64_t(1) << 24;
-  std::string out;
+  std::string out, inputs;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg.rfind("--n=", 0) == 0) {
       char* end = nullptr;
       n = std::strtoll(arg.c_str() + 4, &end, 10);
       if (*end != '\0' || n < 1 || n > (std::int64_t(1) << 31) - 1) {
-        std::fprintf(stderr, "kstream_accuracy: --n takes a whole number from 1 to 2^31 - 1, got '%s'\n", arg.c_str() + 4);
+        std::fprintf(stderr, "kstream_accuracy: --n takes a whole number from 1 to 2^31 - 1, got '%s'\n",
+                     arg.c_str() + 4);
         return 2;
       }
     } else if (arg.rfind("--out=", 0) == 0) {
       out = arg.substr(6);
+    } else if (arg.rfind("--inputs=", 0) == 0) {
+      inputs = arg.substr(9);
     } else {
-      std::fprintf(stderr, "kstream_accuracy: unknown argument '%s' (takes --n=N, --out=FILE.json)\n", arg.c_str());
+      std::fprintf(stderr, "kstream_accuracy: unknown argument '%s' (takes --n=N, --out=FILE.json, --inputs=DIR)\n",
+                   arg.c_str());
       return 2;
     }
   }
@@ -134,6 +147,11 @@ int main(int argc, char** argv) {
     std::vector<float> x, y;
     make_inputs(family, n, x, y);
     const long double exact = exact_dot(x, y);
+    if (!inputs.empty() &&
+        !(write_floats(inputs + "/" + family + "_x.f32", x) && write_floats(inputs + "/" + family + "_y.f32", y))) {
+      std::fprintf(stderr, "kstream_accuracy: cannot write the inputs into '%s'\n", inputs.c_str());
+      return 1;
+    }
 #if defined(KOKKOS_ENABLE_CUDA)
     measure<Kokkos::Cuda>("Cuda", family, x, y, exact, rows);
 #endif
@@ -158,8 +176,8 @@ int main(int argc, char** argv) {
     };
     file << "{\"context\": {\"command\": \"" << command << "\", \"kstream.commit\": \"" << env("KSTREAM_GIT_COMMIT")
          << "\", \"env.KSTREAM_MACHINE\": \"" << env("KSTREAM_MACHINE") << "\", \"env.OMP_NUM_THREADS\": \""
-         << env("OMP_NUM_THREADS") << "\", \"kokkos_version\": \"" << KOKKOS_VERSION_MAJOR << "." << KOKKOS_VERSION_MINOR
-         << "." << KOKKOS_VERSION_PATCH << "\"}, \"n\": " << n << ", \"rows\": [";
+         << env("OMP_NUM_THREADS") << "\", \"kokkos_version\": \"" << KOKKOS_VERSION_MAJOR << "."
+         << KOKKOS_VERSION_MINOR << "." << KOKKOS_VERSION_PATCH << "\"}, \"n\": " << n << ", \"rows\": [";
     for (std::size_t i = 0; i < rows.size(); ++i) {
       char line[512];
       std::snprintf(line, sizeof line,

@@ -1,17 +1,21 @@
 #!/usr/bin/env python3
-"""The course's Triton vector_add (and a Triton FMA) with their unit checks, timed against PyTorch.
+"""The course's Triton vector_add (and a Triton FMA and dot) with their unit checks, timed against PyTorch.
 
     python3 scripts/triton_compare.py --out bench/results/triton.json [--max-n 268435463] [--check-only]
-                                      [--dtypes float32,bfloat16,float16] [--sizes 268435456,...]
+                                      [--dtypes float32,float64,bfloat16,float16] [--sizes 268435456,...]
+    python3 scripts/triton_compare.py --accuracy DIR --exact accuracy.json --out accuracy_torch.json
 
-1. Checks: triton_add == x + y and triton_fma ~= torch.addcmul(c, a, b) at tail sizes (n not a multiple of
-   BLOCK_SIZE, n < BLOCK_SIZE, n = 0).
+1. Checks: triton_add == x + y, triton_fma ~= torch.addcmul(c, a, b) and triton_dot ~= torch.dot at tail sizes
+   (n not a multiple of BLOCK_SIZE, n < BLOCK_SIZE, n = 0).
 2. Timing over the C++ suite's sizes (2^10 .. 2^28 by 4, plus 2^28 + 7; or --sizes), for each of --dtypes
-   (default float32; bfloat16 and float16 are named bf16 and half, as in kstream_bench): CUDA events around
-   batches of back-to-back calls, median of 7 batches. Peers: x + y, torch.add(out=), torch.addcmul(out=), eager a * b + c,
-   and out.copy_(x) as the copy reference.
+   (default float32; float64, bfloat16 and float16 are named double, bf16 and half, as in kstream_bench): CUDA
+   events around batches of back-to-back calls, median of 7 batches. Peers: x + y, torch.add(out=),
+   torch.addcmul(out=), eager a * b + c, torch.dot (cuBLAS), torch.linalg.vecdot, (x * y).sum(), and out.copy_(x)
+   as the copy reference.
 3. Writes Google Benchmark-style JSON (names op/variant/<type>/Cuda/n, counter GB/s on the element size of the
    dtype) for scripts/report.py.
+--accuracy: float dot products of the inputs `kstream_accuracy --inputs=DIR` wrote (torch.dot, (x * y).sum(),
+triton_dot), relative errors against the exact results in that run's JSON (--exact), in its row format.
 Without a GPU or without triton it prints one line saying so and exits with status 2.
 """
 import argparse
@@ -64,7 +68,24 @@ def fma_kernel(a_ptr, b_ptr, c_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.const
     tl.store(output_ptr + offsets, tl.fma(a, b, c), mask=mask)
 
 
+@triton.jit
+def dot_kernel(x_ptr, y_ptr, partial_ptr, n_elements, BLOCK_SIZE: tl.constexpr, BLOCKS: tl.constexpr,
+               ACC: tl.constexpr):
+    # Each program sums x * y over BLOCKS blocks (in ACC: float32, as Triton code is usually written, float64 for
+    # double inputs) into its partial; torch sums the partials (no atomics: the same result on every run).
+    pid = tl.program_id(axis=0)
+    acc = tl.zeros([BLOCK_SIZE], dtype=ACC)
+    for b in range(BLOCKS):
+        offsets = (pid * BLOCKS + b) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+        mask = offsets < n_elements
+        x = tl.load(x_ptr + offsets, mask=mask, other=0.0).to(ACC)
+        y = tl.load(y_ptr + offsets, mask=mask, other=0.0).to(ACC)
+        acc += x * y
+    tl.store(partial_ptr + pid, tl.sum(acc, axis=0))
+
+
 BLOCK_SIZE = 1024
+DOT_BLOCKS = 16
 
 
 def triton_add(x, y, out):
@@ -79,6 +100,22 @@ def triton_fma(a, b, c, out):
     if n:
         fma_kernel[(triton.cdiv(n, BLOCK_SIZE),)](a, b, c, out, n, BLOCK_SIZE=BLOCK_SIZE)
     return out
+
+
+def triton_dot(x, y, partials):
+    """x . y through dot_kernel; partials from dot_partials (its dtype is the accumulator's)."""
+    n = x.numel()
+    programs = triton.cdiv(n, BLOCK_SIZE * DOT_BLOCKS)
+    if n:
+        acc = tl.float64 if partials.dtype == torch.float64 else tl.float32
+        dot_kernel[(programs,)](x, y, partials, n, BLOCK_SIZE=BLOCK_SIZE, BLOCKS=DOT_BLOCKS, ACC=acc)
+    return partials[:programs].sum()
+
+
+def dot_partials(n, dtype=torch.float32):
+    """Room for triton_dot's per-program sums: float64 for double inputs, float32 otherwise."""
+    acc = torch.float64 if dtype == torch.float64 else torch.float32
+    return torch.empty(max(1, triton.cdiv(n, BLOCK_SIZE * DOT_BLOCKS)), device="cuda", dtype=acc)
 
 
 def check():
@@ -96,6 +133,10 @@ def check():
         # addcmul may or may not fuse; the fused result is within one rounding of it.
         torch.testing.assert_close(out, torch.addcmul(c, a, b), rtol=2e-7, atol=1e-6,
                                    msg=lambda m: f"check failed: triton fma vs torch.addcmul at n={n}: {m}")
+        exact = torch.dot(a.double(), b.double())
+        got = triton_dot(a, b, dot_partials(n)).double()
+        if abs(float(got - exact)) > 1e-5 * max(1.0, float(torch.dot(a.abs().double(), b.abs().double()))):
+            fail(f"check failed: triton dot {float(got)} vs {float(exact)} at n={n}")
     return len(sizes)
 
 
@@ -139,12 +180,18 @@ def main():
     ap.add_argument("--check-only", action="store_true")
     ap.add_argument("--dtypes", default="float32", help="comma-separated: float32, bfloat16, float16")
     ap.add_argument("--sizes", help="comma-separated element counts instead of the suite's sizes")
+    ap.add_argument("--accuracy", metavar="DIR", help="the inputs kstream_accuracy --inputs=DIR wrote")
+    ap.add_argument("--exact", metavar="JSON", help="that kstream_accuracy run's JSON (the exact results)")
     args = ap.parse_args()
-    names = {"float32": "float", "bfloat16": "bf16", "float16": "half"}
+    if args.accuracy:
+        if not args.exact or not args.out:
+            ap.error("--accuracy needs --exact and --out")
+        return accuracy(args.accuracy, args.exact, args.out)
+    names = {"float32": "float", "float64": "double", "bfloat16": "bf16", "float16": "half"}
     dtypes = args.dtypes.split(",")
     for d in dtypes:
         if d not in names:
-            ap.error(f"--dtypes takes float32, bfloat16 or float16, got '{d}'")
+            ap.error(f"--dtypes takes float32, float64, bfloat16 or float16, got '{d}'")
     try:
         size_list = [int(v) for v in args.sizes.split(",")] if args.sizes else sizes(args.max_n)
     except ValueError:
@@ -153,7 +200,7 @@ def main():
         ap.error("--out is required unless --check-only")
 
     checked = check()
-    print(f"checks passed at {checked} sizes (add exact vs x + y, fma vs torch.addcmul)")
+    print(f"checks passed at {checked} sizes (add exact vs x + y, fma vs torch.addcmul, dot vs a double dot)")
     if args.check_only:
         return 0
 
@@ -163,6 +210,7 @@ def main():
         element = torch.tensor([], dtype=dtype).element_size()
         x, y, z = (torch.rand(n, device="cuda", dtype=dtype) for _ in range(3))
         out = torch.empty(n, device="cuda", dtype=dtype)
+        partials = dot_partials(n, dtype)
         variants = [
             ("copy", "torch_copy", lambda: out.copy_(x), 2),
             ("add", "triton_vector_add", lambda: triton_add(x, y, out), 3),
@@ -171,6 +219,10 @@ def main():
             ("fma", "triton_fma", lambda: triton_fma(x, y, z, out), 4),
             ("fma", "torch_addcmul_out", lambda: torch.addcmul(z, x, y, out=out), 4),
             ("fma", "torch_a_mul_b_plus_c", lambda: x * y + z, 4),
+            ("dot", "torch_dot", lambda: torch.dot(x, y), 2),
+            ("dot", "torch_vecdot", lambda: torch.linalg.vecdot(x, y), 2),
+            ("dot", "torch_mul_sum", lambda: (x * y).sum(), 2),
+            ("dot", "triton_dot", lambda: triton_dot(x, y, partials), 2),
         ]
         for op, name, fn, arrays in variants:
             seconds, calls = time_per_call(fn, n)
@@ -180,11 +232,20 @@ def main():
                          "real_time": seconds * 1e6, "time_unit": "us", "GB/s": gbps,
                          "us_per_call": seconds * 1e6, "n": n})
             print(f"{full:45s} {seconds * 1e6:10.2f} us  {gbps:8.1f} GB/s", flush=True)
-        del x, y, z, out
+        del x, y, z, out, partials
         torch.cuda.empty_cache()
 
+    context = {**environment(), "timing": "CUDA events, median of 7 batches of back-to-back calls, each batch >= ~20 ms",
+               "checks": f"passed at {checked} sizes"}
+    with open(args.out, "w") as f:
+        json.dump({"context": context, "benchmarks": rows}, f, indent=1)
+    print(f"wrote {args.out}")
+    return 0
+
+
+def environment():
     props = torch.cuda.get_device_properties(0)
-    context = {
+    return {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "host_name": socket.gethostname(),
         "kstream.gpu": props.name,
@@ -193,12 +254,36 @@ def main():
         "torch_cuda": torch.version.cuda,
         "python": platform.python_version(),
         "kstream.command": " ".join(sys.argv),
-        "timing": "CUDA events, median of 7 batches of back-to-back calls, each batch >= ~20 ms",
-        "checks": f"passed at {checked} sizes",
+        "command": " ".join(sys.argv),
     }
-    with open(args.out, "w") as f:
-        json.dump({"context": context, "benchmarks": rows}, f, indent=1)
-    print(f"wrote {args.out}")
+
+
+def accuracy(directory, exact_path, out):
+    """Relative errors of PyTorch's and Triton's float dot products on kstream_accuracy's inputs."""
+    with open(exact_path) as f:
+        measured = json.load(f)
+    exact = {r["inputs"]: r["exact"] for r in measured["rows"]}
+    rows = []
+    for family, value in exact.items():
+        try:
+            x, y = (torch.from_file(f"{directory}/{family}_{v}.f32", size=measured["n"], dtype=torch.float32).cuda()
+                    for v in ("x", "y"))
+        except RuntimeError as e:
+            fail(f"cannot read the {family} inputs in {directory} (written by kstream_accuracy --inputs): {e}")
+        for method, got in (("torch.dot (cuBLAS)", torch.dot(x, y)), ("(x * y).sum() (PyTorch)", (x * y).sum()),
+                            ("triton_dot (float accumulator)", triton_dot(x, y, dot_partials(x.numel())))):
+            got = float(got)
+            error = abs(got) if value == 0 else abs(got - value) / abs(value)
+            rows.append({"backend": "Cuda", "inputs": family, "method": method, "result": got, "exact": value,
+                         "relative_error": error})
+            print(f"| {family} | {method} | {got:.17g} | {value:.17g} | {error:.2e} |")
+        del x, y
+    context = {**environment(), "kstream.commit": measured.get("context", {}).get("kstream.commit", "?"),
+               "env.KSTREAM_MACHINE": measured.get("context", {}).get("env.KSTREAM_MACHINE", "?"),
+               "env.OMP_NUM_THREADS": "-", "inputs_from": measured.get("context", {}).get("command", "?")}
+    with open(out, "w") as f:
+        json.dump({"context": context, "n": measured["n"], "rows": rows}, f, indent=1)
+    print(f"wrote {out}")
     return 0
 
 
