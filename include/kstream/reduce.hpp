@@ -77,7 +77,8 @@ struct DotProduct {
 
 /// The inputs of a reduction all have the first one's extent.
 template <class View, class... Views>
-void check_reduce_inputs(const char* op, Names names, const View& first, const Views&... rest) {
+void check_reduce_inputs([[maybe_unused]] const char* op, [[maybe_unused]] Names names, const View& first,
+                         const Views&... rest) {
   [[maybe_unused]] std::size_t position = 0;
   (check_extent(op, names, ++position, rest, 0, first), ...);
 }
@@ -135,7 +136,8 @@ void run_reduce(const Sink& sink, const char* label, const ExecSpace& exec, cons
     Kokkos::View<Acc, typename Result::memory_space> acc(Kokkos::view_alloc(exec, "kstream::accumulator"));
     sink.keep(acc);
     reduce_tiles<ExecSpace, Acc, W>(sink, label, exec, r, step, n, packed, acc);
-    sink("kstream::reduce[convert]", Kokkos::RangePolicy<ExecSpace>(exec, 0, 1), ConvertResult<Acc, Result>{acc, result});
+    sink("kstream::reduce[convert]", Kokkos::RangePolicy<ExecSpace>(exec, 0, 1),
+         ConvertResult<Acc, Result>{acc, result});
   }
 }
 
@@ -148,9 +150,11 @@ struct Unused {
 };
 
 template <class V>
-concept rank0_view = Kokkos::is_view<V>::value && V::rank() == 0;
+concept rank0_view = Kokkos::is_view<V>::value && V::rank()
+== 0;
 template <class V>
-concept rank1_view = Kokkos::is_view<V>::value && V::rank() == 1;
+concept rank1_view = Kokkos::is_view<V>::value && V::rank()
+== 1;
 
 inline constexpr const char* input_names[] = {"input 0", "input 1", "input 2", "input 3",
                                               "input 4", "input 5", "input 6", "input 7"};
@@ -170,7 +174,7 @@ void transform_reduce_to(const Sink& sink, const ExecSpace& exec, const Result& 
   using Acc = accumulator_t<Value>;
   const std::int64_t n = std::int64_t((views.extent(0), ...));
   const ReduceStep<Op, Unused, NoOutput, typename Views::non_const_value_type...> step(op, Unused{}, NoOutput{},
-                                                                                        input_of(views)...);
+                                                                                       input_of(views)...);
   run_reduce<Acc>(sink, "kstream::transform_reduce[tiled]", exec, reduce, step, n, result, input_of(views)...);
 }
 
@@ -178,17 +182,18 @@ void transform_reduce_to(const Sink& sink, const ExecSpace& exec, const Result& 
 template <class Sink, class ExecSpace, class OutView, class Op, class Result, class Reducer, class ReduceOp,
           class... Views>
 void fused_transform_reduce_to(const Sink& sink, const ExecSpace& exec, const OutView& out, const Op& op,
-                         const Result& result, const Reducer& reduce, const ReduceOp& reduce_op, const Views&... views) {
+                               const Result& result, const Reducer& reduce, const ReduceOp& reduce_op,
+                               const Views&... views) {
   static_assert(sizeof...(Views) >= 1, "kstream::transform_reduce: give at least one input view");
   static_check_views<ExecSpace, OutView, Views...>();
   static_check_result<ExecSpace, Result>();
   check_arguments("kstream::transform_reduce", nullptr, out, views...);
-  using Value = decltype(reduce_op(std::declval<typename OutView::value_type>(),
-                                   std::declval<typename Views::value_type>()...));
+  using Value =
+      decltype(reduce_op(std::declval<typename OutView::value_type>(), std::declval<typename Views::value_type>()...));
   using Acc = accumulator_t<Value>;
   const auto target = operand_of(out);
-  const ReduceStep<Op, ReduceOp, decltype(target), typename Views::non_const_value_type...> step(
-      op, reduce_op, target, input_of(views)...);
+  const ReduceStep<Op, ReduceOp, decltype(target), typename Views::non_const_value_type...> step(op, reduce_op, target,
+                                                                                                 input_of(views)...);
   run_reduce<Acc>(sink, "kstream::transform_reduce[fused]", exec, reduce, step, std::int64_t(out.extent(0)), result,
                   input_of(views)..., target);
 }
@@ -196,7 +201,7 @@ void fused_transform_reduce_to(const Sink& sink, const ExecSpace& exec, const Ou
 
 /// reduce over i of op(views(i)...), into the rank-0 view `result`; asynchronous on exec.
 template <class ExecSpace, class Result, class Reducer, class Op, class... Views>
-  requires(Kokkos::is_execution_space<ExecSpace>::value && Kokkos::is_view<Result>::value)
+  requires(Kokkos::is_execution_space<ExecSpace>::value&& Kokkos::is_view<Result>::value)
 void transform_reduce(const ExecSpace& exec, const Result& result, const Reducer& reduce, const Op& op,
                       const Views&... views) {
   impl::transform_reduce_to(impl::LaunchNow{}, exec, result, reduce, op, views...);
@@ -204,7 +209,7 @@ void transform_reduce(const ExecSpace& exec, const Result& result, const Reducer
 
 /// One pass: out(i) = op(views(i)...), and reduce over i of reduce_op(out(i), views(i)...) into `result`.
 template <class ExecSpace, class OutView, class Op, class Result, class Reducer, class ReduceOp, class... Views>
-  requires(Kokkos::is_execution_space<ExecSpace>::value && impl::rank1_view<OutView> && impl::rank0_view<Result>)
+  requires(Kokkos::is_execution_space<ExecSpace>::value&& impl::rank1_view<OutView>&& impl::rank0_view<Result>)
 void transform_reduce(const ExecSpace& exec, const OutView& out, const Op& op, const Result& result,
                       const Reducer& reduce, const ReduceOp& reduce_op, const Views&... views) {
   impl::fused_transform_reduce_to(impl::LaunchNow{}, exec, out, op, result, reduce, reduce_op, views...);
@@ -222,8 +227,8 @@ void dot_to(const Sink& sink, const ExecSpace& exec, const XView& x, const YView
   check_reduce_inputs("kstream::dot", names, x, y);
   using T = typename XView::non_const_value_type;
   using Acc = accumulator_t<T>;
-  const ReduceStep<DotProduct<Acc>, Unused, NoOutput, T, T> step(DotProduct<Acc>{}, Unused{}, NoOutput{},
-                                                                 input_of(x), input_of(y));
+  const ReduceStep<DotProduct<Acc>, Unused, NoOutput, T, T> step(DotProduct<Acc>{}, Unused{}, NoOutput{}, input_of(x),
+                                                                 input_of(y));
   run_reduce<Acc>(sink, "kstream::dot[tiled]", exec, Sum{}, step, std::int64_t(x.extent(0)), result, input_of(x),
                   input_of(y));
 }
@@ -231,7 +236,7 @@ void dot_to(const Sink& sink, const ExecSpace& exec, const XView& x, const YView
 
 /// sum over i of x(i) * y(i) into the rank-0 view `result`, accumulated in accumulator_t; asynchronous on exec.
 template <class ExecSpace, class XView, class YView, class Result>
-  requires(Kokkos::is_execution_space<ExecSpace>::value && Kokkos::is_view<Result>::value)
+  requires(Kokkos::is_execution_space<ExecSpace>::value&& Kokkos::is_view<Result>::value)
 void dot(const ExecSpace& exec, const XView& x, const YView& y, const Result& result) {
   impl::static_check_result<ExecSpace, Result>();
   impl::dot_to(impl::LaunchNow{}, exec, x, y, result);
@@ -239,7 +244,7 @@ void dot(const ExecSpace& exec, const XView& x, const YView& y, const Result& re
 
 /// sum over i of x(i) * y(i), returned once computed, in accumulator_t (double for float views).
 template <class ExecSpace, class XView, class YView>
-  requires(Kokkos::is_execution_space<ExecSpace>::value && Kokkos::is_view<XView>::value)
+  requires(Kokkos::is_execution_space<ExecSpace>::value&& Kokkos::is_view<XView>::value)
 accumulator_t<typename XView::value_type> dot(const ExecSpace& exec, const XView& x, const YView& y) {
   accumulator_t<typename XView::value_type> value{};
   impl::dot_to(impl::LaunchNow{}, exec, x, y, &value);
@@ -248,7 +253,7 @@ accumulator_t<typename XView::value_type> dot(const ExecSpace& exec, const XView
 
 /// The same on a view's own execution space.
 template <class XView, class YView>
-  requires(Kokkos::is_view<XView>::value && Kokkos::is_view<YView>::value)
+  requires(Kokkos::is_view<XView>::value&& Kokkos::is_view<YView>::value)
 accumulator_t<typename XView::value_type> dot(const XView& x, const YView& y) {
   return dot(typename XView::execution_space(), x, y);
 }
