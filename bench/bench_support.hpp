@@ -471,6 +471,21 @@ auto reader(std::shared_ptr<View> result) {
   };
 }
 
+/// factor * x (the suite's mul and its fusion chains).
+template <class T>
+struct Scale {
+  T factor;
+  KOKKOS_INLINE_FUNCTION T operator()(T x) const { return factor * x; }
+};
+
+/// BabelStream's set through kstream's public API: copy, mul, triad, nstream, tiled and naive (suite_stream.cpp);
+/// float and double.
+template <class Exec, class T>
+void add_stream_set(std::vector<Variant<Exec, T>>& list);
+/// The reductions (suite_stream.cpp): dot tiled and naive, the fused update-and-norm against two calls.
+template <class Exec, class T>
+void add_reductions(std::vector<Variant<Exec, T>>& list);
+
 /// Kokkos Kernels' BLAS-1 rows (peers_kokkos_kernels.cpp, built when CMake finds Kokkos Kernels), float and double:
 /// add/kokkosblas (update), add/kokkosblas_inplace (axpby), fma/kokkosblas_inplace (mult), dot/kokkosblas (dot).
 template <class Exec, class T>
