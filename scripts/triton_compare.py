@@ -5,7 +5,7 @@
                                       [--dtypes float32,float64,bfloat16,float16] [--sizes 268435456,...]
     python3 scripts/triton_compare.py --accuracy DIR --exact accuracy.json --out accuracy_torch.json
 
-1. Checks: triton_add == x + y, triton_fma ~= torch.addcmul(c, a, b) and triton_dot ~= torch.dot at tail sizes
+1. Checks: triton_add == x + y, triton_fma ~= torch.addcmul(c, a, b) and triton_dot ~= a double dot at tail sizes
    (n not a multiple of BLOCK_SIZE, n < BLOCK_SIZE, n = 0).
 2. Timing over the C++ suite's sizes (2^10 .. 2^28 by 4, plus 2^28 + 7; or --sizes), for each of --dtypes
    (default float32; float64, bfloat16 and float16 are named double, bf16 and half, as in kstream_bench): CUDA
@@ -235,8 +235,8 @@ def main():
         del x, y, z, out, partials
         torch.cuda.empty_cache()
 
-    context = {**environment(), "timing": "CUDA events, median of 7 batches of back-to-back calls, each batch >= ~20 ms",
-               "checks": f"passed at {checked} sizes"}
+    context = {**environment(), "checks": f"passed at {checked} sizes",
+               "timing": "CUDA events, median of 7 batches of back-to-back calls, each batch >= ~20 ms"}
     with open(args.out, "w") as f:
         json.dump({"context": context, "benchmarks": rows}, f, indent=1)
     print(f"wrote {args.out}")
