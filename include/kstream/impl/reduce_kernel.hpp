@@ -113,12 +113,12 @@ struct ReduceStep : OpField<Op> {
   }
 };
 
-/// Device teams: 256 threads with 4 packs (or elements) of each input in flight, two per multiprocessor (compiled
-/// for it: LaunchBounds), launched in one wave.
+/// Device teams: 256 threads with 4 packs (or elements) of each input in flight, two per multiprocessor, compiled
+/// for at most 64 registers a thread (LaunchBounds of four such teams: the kernels use 32-56, and the split below
+/// was measured so).
 inline constexpr int device_team_size = 256, device_in_flight = 4, device_teams_per_multiprocessor = 2;
 template <class ExecSpace>
-using DeviceReducePolicy =
-    Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<device_team_size, device_teams_per_multiprocessor>>;
+using DeviceReducePolicy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<device_team_size, 4>>;
 
 /// Device tiles: team t reduces the chunks t, t + league_size, ... of chunk_items elements each with InFlight
 /// accumulators per thread, reading 16-byte packs of W elements where every operand allows (`packed`), single
