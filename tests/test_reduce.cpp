@@ -1,6 +1,7 @@
 // kstream::dot and kstream::transform_reduce: exact on integer-valued inputs at edge sizes and placements, the
 // identity on empty views, NaN and infinity propagated, the same bits on every run, float accumulated in double
 // (closer to the exact result than a float accumulator), the fused update-and-reduce, clear errors.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <kstream/record.hpp>
@@ -87,8 +88,8 @@ std::vector<T> small_integers(std::int64_t n, int which) {
 template <class C>
 std::vector<std::int64_t> reduce_sizes() {
   // Around host tiles (16384) and device tiles (4096 float / 2048 double per round) and the pack widths.
-  return {0, 1, 2, 3, 5, 7, 8, 9, 17, 1023, 2048, 2049, 4095, 4096, 4097, 16383, 16384, 16385, 65536 + 3,
-          4 * 1024 * 1024 + 5};
+  return {0,    1,    2,    3,    5,    7,     8,     9,     17,        1023,
+          2048, 2049, 4095, 4096, 4097, 16383, 16384, 16385, 65536 + 3, 4 * 1024 * 1024 + 5};
 }
 
 TYPED_TEST(ReduceTest, DotIsExactOnIntegerValuesAtEdgeSizesAndPlacements) {
@@ -220,8 +221,8 @@ TYPED_TEST(ReduceTest, SameBitsOnEveryRun) {
     const double first = kstream::dot(exec, x, y);
     for (int run = 0; run < 5; ++run) {
       const double again = kstream::dot(exec, x, y);
-      EXPECT_EQ(std::memcmp(&first, &again, sizeof(double)), 0) << "n " << n << " run " << run << ": " << first
-                                                                  << " then " << again;
+      EXPECT_EQ(std::memcmp(&first, &again, sizeof(double)), 0)
+          << "n " << n << " run " << run << ": " << first << " then " << again;
     }
   }
 }
@@ -322,8 +323,38 @@ TYPED_TEST(ReduceTest, ExtentMismatchNamesTheViews) {
                  "kstream::dot: extent mismatch: 'y' (label \"y\") has extent 5 but 'x' (label \"x\") has extent 4");
   }
   Kokkos::View<double, M> result("result");
-  EXPECT_THROW(kstream::transform_reduce(exec, result, kstream::Sum{}, IntegerProduct{}, x, y),
-               std::invalid_argument);
+  EXPECT_THROW(kstream::transform_reduce(exec, result, kstream::Sum{}, IntegerProduct{}, x, y), std::invalid_argument);
+}
+
+// The GPU split, checked on any host: two teams per multiprocessor at most (270336 resident threads: an H200's 132
+// multiprocessors), chunks of one pass (256 threads x 4 packs of W), and the kernel's walk (team t takes chunks t,
+// t + league, ...) covering every element exactly once.
+TEST(ReduceSplit, DeviceChunksCoverEveryElementOnceWithAtMostTwoTeamsPerMultiprocessor) {
+  for (const std::int64_t concurrency : {std::int64_t(270336), std::int64_t(2048), std::int64_t(1024)}) {
+    for (const int W : {1, 2, 4, 8}) {
+      const std::int64_t pass = 256 * 4 * W;
+      for (const std::int64_t n : {std::int64_t(0), std::int64_t(1), pass - 1, pass, pass + 1, 263 * pass + 5,
+                                   264 * pass, 1000 * pass + 3, (std::int64_t(1) << 28) + 7}) {
+        const impl::DeviceChunks split = impl::device_chunks(n, W, concurrency);
+        EXPECT_EQ(split.chunk_items, pass);
+        EXPECT_GE(split.league, 1);
+        EXPECT_LE(split.league, std::max<std::int64_t>(1, concurrency / 2048 * 2)) << "n " << n;
+        EXPECT_LE(split.league, std::max<std::int64_t>(1, (n + pass - 1) / pass)) << "n " << n;  // no idle team
+        // The kernel's loop, team by team: each chunk visited once, the elements summing to n.
+        std::vector<int> visits(std::size_t((n + pass - 1) / pass), 0);
+        std::int64_t covered = 0;
+        for (std::int64_t team = 0; team < split.league; ++team)
+          for (std::int64_t first = team * split.chunk_items; first < n; first += split.league * split.chunk_items) {
+            ++visits[std::size_t(first / split.chunk_items)];
+            covered += std::min(first + split.chunk_items, n) - first;
+          }
+        EXPECT_EQ(std::count(visits.begin(), visits.end(), 1), std::int64_t(visits.size())) << "n " << n;
+        EXPECT_EQ(covered, n) << "n " << n << ", W " << W;
+      }
+    }
+  }
+  // A large call on an H200 launches 264 teams.
+  EXPECT_EQ(impl::device_chunks(std::int64_t(1) << 28, 4, 270336).league, 264);
 }
 
 }  // namespace
