@@ -159,9 +159,6 @@ concept rank1_view = Kokkos::is_view<V>::value && V::rank()
 inline constexpr const char* input_names[] = {"input 0", "input 1", "input 2", "input 3",
                                               "input 4", "input 5", "input 6", "input 7"};
 
-}  // namespace impl
-
-namespace impl {
 /// transform_reduce's checks and tiles, handed to `sink` (run now, or recorded: kstream/record.hpp).
 template <class Sink, class ExecSpace, class Result, class Reducer, class Op, class... Views>
 void transform_reduce_to(const Sink& sink, const ExecSpace& exec, const Result& result, const Reducer& reduce,
@@ -221,6 +218,7 @@ template <class Sink, class ExecSpace, class XView, class YView, class Result>
 void dot_to(const Sink& sink, const ExecSpace& exec, const XView& x, const YView& y, const Result& result) {
   static_assert(std::is_same_v<typename XView::non_const_value_type, typename YView::non_const_value_type>,
                 "kstream::dot: x and y must hold the same value type");
+  if constexpr (!std::is_pointer_v<Result>) static_check_result<ExecSpace, Result>();
   static_check_view<ExecSpace, XView>();
   static_check_view<ExecSpace, YView>();
   static constexpr const char* names[] = {"x", "y"};
@@ -238,7 +236,6 @@ void dot_to(const Sink& sink, const ExecSpace& exec, const XView& x, const YView
 template <class ExecSpace, class XView, class YView, class Result>
   requires(Kokkos::is_execution_space<ExecSpace>::value&& Kokkos::is_view<Result>::value)
 void dot(const ExecSpace& exec, const XView& x, const YView& y, const Result& result) {
-  impl::static_check_result<ExecSpace, Result>();
   impl::dot_to(impl::LaunchNow{}, exec, x, y, result);
 }
 
