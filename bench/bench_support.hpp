@@ -396,16 +396,8 @@ void reset_accumulator(Op op, const Operands<Exec, T, ViewLayout>& ops) {
   Kokkos::deep_copy(Exec(), ops.out, op == Op::fma || op == Op::nstream ? ops.z : ops.y);
 }
 
-template <class T>
-KOKKOS_INLINE_FUNCTION auto to_float_or_self(T v) {
-  if constexpr (is_low_precision_v<T>) {
-    return to_float(v);
-  } else {
-    return v;
-  }
-}
-
-/// The exact x . y of the suite's inputs over n elements (small integers: exact in long double), cached per n.
+/// The exact x . y of the suite's inputs over n elements (whole numbers below 1021 as T holds them: exact as floats,
+/// their products and sums exact in long double), cached per n.
 template <class T>
 long double exact_dot(std::int64_t n) {
   static std::map<std::int64_t, long double> cache;
@@ -413,7 +405,7 @@ long double exact_dot(std::int64_t n) {
   if (it != cache.end()) return it->second;
   long double sum = 0;
   for (std::int64_t i = 0; i < n; ++i)
-    sum += (long double)to_float_or_self(input_value<T>(0, i)) * (long double)to_float_or_self(input_value<T>(1, i));
+    sum += (long double)to_float(input_value<T>(0, i)) * (long double)to_float(input_value<T>(1, i));
   return cache[n] = sum;
 }
 
