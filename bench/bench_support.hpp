@@ -384,6 +384,12 @@ void add_native_peers(std::vector<Variant<Kokkos::Cuda, Kokkos::Experimental::bh
 #endif
 #endif
 
+/// A kstream or naive variant: the same generic call serves contiguous views at any offset and strided views.
+template <class Exec, class T, class Call>
+Variant<Exec, T> on_every_layout(Op op, std::string name, Call call) {
+  return {op, std::move(name), call, false, true, call};
+}
+
 /// An in-place variant (aligned layout only): see Variant::in_place.
 template <class Exec, class T, class Call>
 Variant<Exec, T> in_place_variant(Op op, std::string name, Call call) {
@@ -474,10 +480,14 @@ struct Scale {
 /// float and double.
 template <class Exec, class T>
 void add_stream_set(std::vector<Variant<Exec, T>>& list);
-/// The reductions (suite_stream.cpp): dot tiled and naive, the fused update-and-norm against two calls.
+/// The reductions (suite_reductions.cpp): dot tiled and naive, the fused update-and-norm against two calls.
 template <class Exec, class T>
 void add_reductions(std::vector<Variant<Exec, T>>& list);
 
+/// The fusion rows (suite_fusion.cpp): fma as two naive kernels, a four-operation chain fused and unfused, chain64
+/// eager and recorded; with `tuning`, tile-shape grids for chain64, add and fma. float and double.
+template <class Exec, class T>
+void add_fusion(std::vector<Variant<Exec, T>>& list, bool tuning);
 /// Kokkos Kernels' BLAS-1 rows (peers_kokkos_kernels.cpp, built when CMake finds Kokkos Kernels), float and double:
 /// add/kokkosblas (update), add/kokkosblas_inplace (axpby), fma/kokkosblas_inplace (mult), dot/kokkosblas (dot).
 template <class Exec, class T>

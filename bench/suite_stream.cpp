@@ -1,36 +1,12 @@
-// The suite's BabelStream set and reductions, in their own file so that a parallel (CUDA) build compiles them
-// beside kstream_bench.cpp: copy, mul, triad and nstream through kstream's public API, tiled and naive (scalar
-// 0.5, BabelStream's byte counts); dot tiled and naive; the Krylov step r = r - x with ||r||^2, fused in one pass
-// against kstream's two separate calls.
+// The suite's BabelStream set, in its own file so that a parallel (CUDA) build compiles it beside
+// kstream_bench.cpp: copy, mul, triad and nstream through kstream's public API, tiled and naive (scalar 0.5,
+// BabelStream's byte counts).
 #include <kstream/kstream.hpp>
 
 #include "bench_support.hpp"
 
 namespace kstream::bench {
 namespace {
-
-template <class Exec, class T>
-struct NaiveDot {
-  Vec<Exec, T> x, y;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, T& sum) const { sum += x(i) * y(i); }
-};
-/// r - x, and its square in the accumulator type (update_norm's two operations).
-template <class T>
-struct SubtractX {
-  KOKKOS_INLINE_FUNCTION T operator()(T r, T x) const { return r - x; }
-};
-struct Square {
-  template <class T>
-  KOKKOS_INLINE_FUNCTION kstream::accumulator_t<T> operator()(T r) const {
-    return kstream::accumulator_t<T>(r) * kstream::accumulator_t<T>(r);
-  }
-};
-struct SquareFirst {  // the fused form's reduce_op: the updated r, then the inputs
-  template <class T>
-  KOKKOS_INLINE_FUNCTION kstream::accumulator_t<T> operator()(T r, T, T) const {
-    return Square{}(r);
-  }
-};
 
 /// BabelStream's operations, scalar 0.5 (see Op).
 template <class T>
@@ -46,10 +22,10 @@ struct Nstream {
   KOKKOS_INLINE_FUNCTION T operator()(T out, T x, T y) const { return out + (x + T(0.5) * y); }
 };
 
-/// BabelStream's set through kstream's public API (copy, mul, triad, nstream; its add and dot are the add and dot
-/// rows), tiled and naive, with BabelStream's byte counts.
 }  // namespace
 
+/// BabelStream's set through kstream's public API (copy, mul, triad, nstream; its add and dot are the add and dot
+/// rows), tiled and naive, with BabelStream's byte counts.
 template <class Exec, class T>
 void add_stream_set(std::vector<Variant<Exec, T>>& list) {
   using O = Operands<Exec, T>;
@@ -69,48 +45,9 @@ void add_stream_set(std::vector<Variant<Exec, T>>& list) {
   }));
 }
 
-/// The reductions: dot (kstream, naive Kokkos; peers in the backends' files) and the Krylov step r = r - x,
-/// ||r||^2 fused in one pass against kstream's two separate calls.
-template <class Exec, class T>
-void add_reductions(std::vector<Variant<Exec, T>>& list) {
-  using O = Operands<Exec, T>;
-  using Acc = kstream::accumulator_t<T>;
-  using Space = typename Exec::memory_space;
-  const Exec exec;
-  auto tiled = std::make_shared<Kokkos::View<Acc, Space>>("bench_dot_tiled");
-  list.push_back(reduction_variant<Exec, T>(
-      Op::dot, "tiled", [=](const O& o) { kstream::dot(exec, o.x, o.y, *tiled); }, reader(tiled), 0.0));
-  auto naive = std::make_shared<Kokkos::View<T, Space>>("bench_dot_naive");
-  list.push_back(reduction_variant<Exec, T>(
-      Op::dot, "naive",
-      [=](const O& o) {
-        Kokkos::parallel_reduce("kstream::bench::naive_dot",
-                                Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, o.n),
-                                NaiveDot<Exec, T>{o.x, o.y}, *naive);
-      },
-      reader(naive), std::is_same_v<T, float> ? 1e-3 : 1e-12));
-  auto fused = std::make_shared<Kokkos::View<Acc, Space>>("bench_norm_fused");
-  list.push_back(reduction_variant<Exec, T>(
-      Op::update_norm, "fused_tiled",
-      [=](const O& o) {
-        kstream::transform_reduce(exec, o.out, SubtractX<T>{}, *fused, kstream::Sum{}, SquareFirst{}, o.out, o.x);
-      },
-      reader(fused), 0.0));
-  auto separate = std::make_shared<Kokkos::View<Acc, Space>>("bench_norm_separate");
-  list.push_back(reduction_variant<Exec, T>(
-      Op::update_norm, "separate_tiled",
-      [=](const O& o) {
-        kstream::transform(exec, o.out, SubtractX<T>{}, o.out, o.x);
-        kstream::transform_reduce(exec, *separate, kstream::Sum{}, Square{}, o.out);
-      },
-      reader(separate), 0.0));
-}
-
-#define KSTREAM_SUITE_STREAM(Exec)                                          \
-  template void add_stream_set(std::vector<Variant<Exec, float>>& list);  \
-  template void add_stream_set(std::vector<Variant<Exec, double>>& list); \
-  template void add_reductions(std::vector<Variant<Exec, float>>& list);  \
-  template void add_reductions(std::vector<Variant<Exec, double>>& list);
+#define KSTREAM_SUITE_STREAM(Exec)                                       \
+  template void add_stream_set(std::vector<Variant<Exec, float>>& list); \
+  template void add_stream_set(std::vector<Variant<Exec, double>>& list);
 #if defined(KOKKOS_ENABLE_CUDA)
 KSTREAM_SUITE_STREAM(Kokkos::Cuda)
 #endif
