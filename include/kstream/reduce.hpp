@@ -150,11 +150,9 @@ struct Unused {
 };
 
 template <class V>
-concept rank0_view = Kokkos::is_view<V>::value && V::rank()
-== 0;
+concept rank0_view = (Kokkos::is_view<V>::value && V::rank() == 0);
 template <class V>
-concept rank1_view = Kokkos::is_view<V>::value && V::rank()
-== 1;
+concept rank1_view = (Kokkos::is_view<V>::value && V::rank() == 1);
 
 inline constexpr const char* input_names[] = {"input 0", "input 1", "input 2", "input 3",
                                               "input 4", "input 5", "input 6", "input 7"};
@@ -198,7 +196,7 @@ void fused_transform_reduce_to(const Sink& sink, const ExecSpace& exec, const Ou
 
 /// reduce over i of op(views(i)...), into the rank-0 view `result`; asynchronous on exec.
 template <class ExecSpace, class Result, class Reducer, class Op, class... Views>
-  requires(Kokkos::is_execution_space<ExecSpace>::value&& Kokkos::is_view<Result>::value)
+  requires(std::conjunction_v<Kokkos::is_execution_space<ExecSpace>, Kokkos::is_view<Result>>)
 void transform_reduce(const ExecSpace& exec, const Result& result, const Reducer& reduce, const Op& op,
                       const Views&... views) {
   impl::transform_reduce_to(impl::LaunchNow{}, exec, result, reduce, op, views...);
@@ -206,7 +204,7 @@ void transform_reduce(const ExecSpace& exec, const Result& result, const Reducer
 
 /// One pass: out(i) = op(views(i)...), and reduce over i of reduce_op(out(i), views(i)...) into `result`.
 template <class ExecSpace, class OutView, class Op, class Result, class Reducer, class ReduceOp, class... Views>
-  requires(Kokkos::is_execution_space<ExecSpace>::value&& impl::rank1_view<OutView>&& impl::rank0_view<Result>)
+  requires Kokkos::is_execution_space<ExecSpace>::value && impl::rank1_view<OutView> && impl::rank0_view<Result>
 void transform_reduce(const ExecSpace& exec, const OutView& out, const Op& op, const Result& result,
                       const Reducer& reduce, const ReduceOp& reduce_op, const Views&... views) {
   impl::fused_transform_reduce_to(impl::LaunchNow{}, exec, out, op, result, reduce, reduce_op, views...);
@@ -234,14 +232,14 @@ void dot_to(const Sink& sink, const ExecSpace& exec, const XView& x, const YView
 
 /// sum over i of x(i) * y(i) into the rank-0 view `result`, accumulated in accumulator_t; asynchronous on exec.
 template <class ExecSpace, class XView, class YView, class Result>
-  requires(Kokkos::is_execution_space<ExecSpace>::value&& Kokkos::is_view<Result>::value)
+  requires(std::conjunction_v<Kokkos::is_execution_space<ExecSpace>, Kokkos::is_view<Result>>)
 void dot(const ExecSpace& exec, const XView& x, const YView& y, const Result& result) {
   impl::dot_to(impl::LaunchNow{}, exec, x, y, result);
 }
 
 /// sum over i of x(i) * y(i), returned once computed, in accumulator_t (double for float views).
 template <class ExecSpace, class XView, class YView>
-  requires(Kokkos::is_execution_space<ExecSpace>::value&& Kokkos::is_view<XView>::value)
+  requires(std::conjunction_v<Kokkos::is_execution_space<ExecSpace>, Kokkos::is_view<XView>>)
 accumulator_t<typename XView::value_type> dot(const ExecSpace& exec, const XView& x, const YView& y) {
   accumulator_t<typename XView::value_type> value{};
   impl::dot_to(impl::LaunchNow{}, exec, x, y, &value);
@@ -250,7 +248,7 @@ accumulator_t<typename XView::value_type> dot(const ExecSpace& exec, const XView
 
 /// The same on a view's own execution space.
 template <class XView, class YView>
-  requires(Kokkos::is_view<XView>::value&& Kokkos::is_view<YView>::value)
+  requires(std::conjunction_v<Kokkos::is_view<XView>, Kokkos::is_view<YView>>)
 accumulator_t<typename XView::value_type> dot(const XView& x, const YView& y) {
   return dot(typename XView::execution_space(), x, y);
 }
