@@ -476,6 +476,24 @@ struct Scale {
   KOKKOS_INLINE_FUNCTION T operator()(T x) const { return factor * x; }
 };
 
+/// M(Exec) for every enabled backend: the explicit instantiations at the end of each suite file.
+#if defined(KOKKOS_ENABLE_CUDA)
+#define KSTREAM_BENCH_ON_CUDA(M) M(Kokkos::Cuda)
+#else
+#define KSTREAM_BENCH_ON_CUDA(M)
+#endif
+#if defined(KOKKOS_ENABLE_OPENMP)
+#define KSTREAM_BENCH_ON_OPENMP(M) M(Kokkos::OpenMP)
+#else
+#define KSTREAM_BENCH_ON_OPENMP(M)
+#endif
+#if defined(KOKKOS_ENABLE_SERIAL)
+#define KSTREAM_BENCH_ON_SERIAL(M) M(Kokkos::Serial)
+#else
+#define KSTREAM_BENCH_ON_SERIAL(M)
+#endif
+#define KSTREAM_BENCH_FOR_EACH_BACKEND(M) KSTREAM_BENCH_ON_CUDA(M) KSTREAM_BENCH_ON_OPENMP(M) KSTREAM_BENCH_ON_SERIAL(M)
+
 /// BabelStream's set through kstream's public API: copy, mul, triad, nstream, tiled and naive (suite_stream.cpp);
 /// float and double.
 template <class Exec, class T>

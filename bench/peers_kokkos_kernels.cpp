@@ -43,15 +43,7 @@ std::string kokkos_kernels_version() {
 #define KSTREAM_KOKKOS_KERNELS_PEERS(Exec)                                                    \
   template void add_kokkos_kernels_peers(std::vector<Variant<Exec, float>>& variants);  \
   template void add_kokkos_kernels_peers(std::vector<Variant<Exec, double>>& variants);
-#if defined(KOKKOS_ENABLE_CUDA)
-KSTREAM_KOKKOS_KERNELS_PEERS(Kokkos::Cuda)
-#endif
-#if defined(KOKKOS_ENABLE_OPENMP)
-KSTREAM_KOKKOS_KERNELS_PEERS(Kokkos::OpenMP)
-#endif
-#if defined(KOKKOS_ENABLE_SERIAL)
-KSTREAM_KOKKOS_KERNELS_PEERS(Kokkos::Serial)
-#endif
+KSTREAM_BENCH_FOR_EACH_BACKEND(KSTREAM_KOKKOS_KERNELS_PEERS)
 #undef KSTREAM_KOKKOS_KERNELS_PEERS
 
 }  // namespace kstream::bench

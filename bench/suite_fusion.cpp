@@ -197,15 +197,7 @@ void add_fusion(std::vector<Variant<Exec, T>>& list, bool tuning) {
 #define KSTREAM_SUITE_FUSION(Exec)                                                \
   template void add_fusion(std::vector<Variant<Exec, float>>& list, bool tuning); \
   template void add_fusion(std::vector<Variant<Exec, double>>& list, bool tuning);
-#if defined(KOKKOS_ENABLE_CUDA)
-KSTREAM_SUITE_FUSION(Kokkos::Cuda)
-#endif
-#if defined(KOKKOS_ENABLE_OPENMP)
-KSTREAM_SUITE_FUSION(Kokkos::OpenMP)
-#endif
-#if defined(KOKKOS_ENABLE_SERIAL)
-KSTREAM_SUITE_FUSION(Kokkos::Serial)
-#endif
+KSTREAM_BENCH_FOR_EACH_BACKEND(KSTREAM_SUITE_FUSION)
 #undef KSTREAM_SUITE_FUSION
 
 }  // namespace kstream::bench

@@ -73,15 +73,7 @@ void add_reductions(std::vector<Variant<Exec, T>>& list) {
 #define KSTREAM_SUITE_REDUCTIONS(Exec)                                   \
   template void add_reductions(std::vector<Variant<Exec, float>>& list); \
   template void add_reductions(std::vector<Variant<Exec, double>>& list);
-#if defined(KOKKOS_ENABLE_CUDA)
-KSTREAM_SUITE_REDUCTIONS(Kokkos::Cuda)
-#endif
-#if defined(KOKKOS_ENABLE_OPENMP)
-KSTREAM_SUITE_REDUCTIONS(Kokkos::OpenMP)
-#endif
-#if defined(KOKKOS_ENABLE_SERIAL)
-KSTREAM_SUITE_REDUCTIONS(Kokkos::Serial)
-#endif
+KSTREAM_BENCH_FOR_EACH_BACKEND(KSTREAM_SUITE_REDUCTIONS)
 #undef KSTREAM_SUITE_REDUCTIONS
 
 }  // namespace kstream::bench

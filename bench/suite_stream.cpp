@@ -48,15 +48,7 @@ void add_stream_set(std::vector<Variant<Exec, T>>& list) {
 #define KSTREAM_SUITE_STREAM(Exec)                                       \
   template void add_stream_set(std::vector<Variant<Exec, float>>& list); \
   template void add_stream_set(std::vector<Variant<Exec, double>>& list);
-#if defined(KOKKOS_ENABLE_CUDA)
-KSTREAM_SUITE_STREAM(Kokkos::Cuda)
-#endif
-#if defined(KOKKOS_ENABLE_OPENMP)
-KSTREAM_SUITE_STREAM(Kokkos::OpenMP)
-#endif
-#if defined(KOKKOS_ENABLE_SERIAL)
-KSTREAM_SUITE_STREAM(Kokkos::Serial)
-#endif
+KSTREAM_BENCH_FOR_EACH_BACKEND(KSTREAM_SUITE_STREAM)
 #undef KSTREAM_SUITE_STREAM
 
 }  // namespace kstream::bench
