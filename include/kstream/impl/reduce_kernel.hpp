@@ -1,13 +1,15 @@
 #pragma once
-// The reduction kernels behind kstream/reduce.hpp. GPU: a fixed league of teams (two per multiprocessor) takes
-// chunks of the input in turn, each thread accumulating in registers, then the team; host: fixed-length tiles, each
-// one thread's eight interleaved accumulators (vectorized). The partial results combine in a fixed order with no
-// floating-point atomics (GPU: Kokkos' team-ordered parallel_reduce; host: tile order, one thread), and the split
-// depends only on n and the device, so a result is the same bit for bit on every run on one machine.
-// The last chunk's guard (i < n) is the Triton mask; a fused output is written in the same pass.
+// The reduction kernels behind kstream/reduce.hpp. GPU: one team per chunk of the input, as the transforms' tiles,
+// each thread accumulating its packs in registers, then the team; each team's value goes to a buffer of partial
+// results that a second kernel (Kokkos' parallel_reduce over them) folds. Host: fixed-length tiles, each one
+// thread's eight interleaved accumulators (vectorized), folded in tile order on one thread. No floating-point
+// atomics, and the split depends only on n (and on the device, through Kokkos' fold), so a result is the same bit
+// for bit on every run on one machine. The last chunk's guard (i < n) is the Triton mask; a fused output is
+// written in the same pass.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cstdint>
+#include <kstream/impl/instance_scratch.hpp>
 #include <kstream/impl/launch.hpp>
 #include <kstream/impl/pack.hpp>
 #include <kstream/impl/slots.hpp>
@@ -113,16 +115,25 @@ struct ReduceStep : OpField<Op> {
   }
 };
 
-/// Device teams: 256 threads with 4 packs (or elements) of each input in flight, two per multiprocessor, compiled
-/// for at most 64 registers a thread (LaunchBounds of four such teams: the kernels use 32-56, and the split below
-/// was measured so).
-inline constexpr int device_team_size = 256, device_in_flight = 4, device_teams_per_multiprocessor = 2;
+/// Device teams: 256 threads with 4 packs (or elements) of each input in flight, compiled for at most 64 registers
+/// a thread (LaunchBounds of four such teams: the kernels use 32-56).
+inline constexpr int device_team_size = 256, device_in_flight = 4;
 template <class ExecSpace>
 using DeviceReducePolicy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<device_team_size, 4>>;
 
-/// Device tiles: team t reduces the chunks t, t + league_size, ... of chunk_items elements each with InFlight
-/// accumulators per thread, reading 16-byte packs of W elements where every operand allows (`packed`), single
-/// elements otherwise. chunk_items is a multiple of W, so packs never straddle chunks.
+/// Elements of one device chunk: one pass of a team's packs in flight (a multiple of W, so packs never straddle
+/// chunks).
+constexpr std::int64_t device_chunk_items(int W) {
+  return std::int64_t(device_team_size) * device_in_flight * W;
+}
+/// Device chunks (teams, partial results) of a reduction over n elements: at least one, so n == 0 gives the identity.
+constexpr std::int64_t device_chunks(std::int64_t n, int W) {
+  return n <= 0 ? 1 : (n + device_chunk_items(W) - 1) / device_chunk_items(W);
+}
+
+/// Device tiles: team t reduces chunk t (elements [t * chunk_items, (t + 1) * chunk_items) up to n) with InFlight
+/// accumulators per thread into partials[t], reading 16-byte packs of W elements where every operand allows
+/// (`packed`), single elements otherwise.
 template <class ExecSpace, class Acc, int W, class Reducer, class Step>
 struct DeviceReduceTiles {
   static constexpr int InFlight = device_in_flight;
@@ -132,19 +143,19 @@ struct DeviceReduceTiles {
   Step step;
   std::int64_t n, chunk_items;
   bool packed;
+  Acc* partials;
 
-  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team, Acc& update) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
     Acc acc[InFlight];
     KSTREAM_DEVICE_UNROLL
     for (int k = 0; k < InFlight; ++k) acc[k] = r.template identity<Acc>();
-    const std::int64_t step_items = std::int64_t(team.league_size()) * chunk_items;
-    for (std::int64_t first = std::int64_t(team.league_rank()) * chunk_items; first < n; first += step_items)
-      accumulate(first, first + chunk_items < n ? first + chunk_items : n, team.team_rank(), team.team_size(), acc);
+    const std::int64_t first = std::int64_t(team.league_rank()) * chunk_items;
+    accumulate(first, first + chunk_items < n ? first + chunk_items : n, team.team_rank(), team.team_size(), acc);
     Acc mine = acc[0];
     KSTREAM_DEVICE_UNROLL
     for (int k = 1; k < InFlight; ++k) mine = r(mine, acc[k]);
     team.team_reduce(KokkosReducer<Reducer, Acc, Kokkos::HostSpace>(r, mine));  // (a scalar, as Kokkos::Sum)
-    Kokkos::single(Kokkos::PerTeam(team), [&]() { update = r(update, mine); });
+    if (team.team_rank() == 0) partials[team.league_rank()] = mine;
   }
 
   /// Elements [first, last) into this thread's accumulators.
@@ -206,20 +217,14 @@ struct HostReduceTiles {
   using Seq = typename Step::Seq;
 };
 
-/// How a device reduction covers n elements: `league` teams, team t taking the chunks t, t + league, ... of
-/// `chunk_items` elements, one pass of its packs in flight (a multiple of W). The league is two teams per
-/// multiprocessor (2 per 2048 of the device's `concurrency`), all resident at once, each looping over its chunks,
-/// so the chunks in flight stay one contiguous window of memory. More teams (a second, partial wave), short
-/// contiguous tiles, or one contiguous tile per team all left HBM idle (docs/engine.md). Depends on n, W and the
-/// device only.
-struct DeviceChunks {
-  std::int64_t league, chunk_items;
+/// The device partials folded by Kokkos' parallel_reduce (in a fixed order for a given count and device).
+template <class Acc, class Reducer>
+struct FoldDevicePartials {
+  Reducer r;
+  const Acc* partials;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t t, Acc& value) const { value = r(value, partials[t]); }
 };
-inline DeviceChunks device_chunks(std::int64_t n, int W, std::int64_t concurrency) {
-  const std::int64_t chunk = std::int64_t(device_team_size) * device_in_flight * W;
-  const std::int64_t chunks = std::max<std::int64_t>(1, (n + chunk - 1) / chunk);
-  return {std::clamp<std::int64_t>(concurrency / 2048 * device_teams_per_multiprocessor, 1, chunks), chunk};
-}
+
 /// Elements per host tile: a fixed length, so the partials do not depend on the thread count.
 inline constexpr std::int64_t host_tile_items = 16384;
 
@@ -249,16 +254,28 @@ void reduce_tiles(const Sink& sink, const char* label, const ExecSpace& exec, co
                   std::int64_t n, bool packable, const Result& result) {
   constexpr bool now = std::is_same_v<Sink, LaunchNow>;
   if constexpr (is_device_execution_space_v<ExecSpace>) {
-    const DeviceChunks chunks = device_chunks(n, W, exec.concurrency());
     using Space = typename ExecSpace::memory_space;
-    const DeviceReduceTiles<ExecSpace, Acc, W, Reducer, Step> tiles{r, step, n, chunks.chunk_items, packable};
-    const DeviceReducePolicy<ExecSpace> policy(exec, int(chunks.league), device_team_size);
-    if constexpr (std::is_same_v<Result, Acc*>) {
-      static_assert(now, "a recorded reduction goes into a view");
-      sink.reduce(label, policy, tiles, KokkosReducer<Reducer, Acc, Kokkos::HostSpace>(r, *result));
-    } else {
-      using Into = KokkosReducer<Reducer, Acc, Space>;
-      sink.reduce(label, policy, tiles, Into(r, typename Into::result_view_type(result.data())));
+    const std::int64_t chunks = device_chunks(n, W);
+    const auto launch = [&](Acc* partials) {
+      sink(label, DeviceReducePolicy<ExecSpace>(exec, int(chunks), device_team_size),
+           DeviceReduceTiles<ExecSpace, Acc, W, Reducer, Step>{r, step, n, device_chunk_items(W), packable, partials});
+      const Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>> fold(exec, 0, chunks);
+      if constexpr (std::is_same_v<Result, Acc*>) {
+        static_assert(now, "a recorded reduction goes into a view");
+        sink.reduce("kstream::reduce[fold]", fold, FoldDevicePartials<Acc, Reducer>{r, partials},
+                    KokkosReducer<Reducer, Acc, Kokkos::HostSpace>(r, *result));
+      } else {
+        using Into = KokkosReducer<Reducer, Acc, Space>;
+        sink.reduce("kstream::reduce[fold]", fold, FoldDevicePartials<Acc, Reducer>{r, partials},
+                    Into(r, typename Into::result_view_type(result.data())));
+      }
+    };
+    if constexpr (now) {
+      with_instance_scratch(exec, std::size_t(chunks) * sizeof(Acc), [&](void* p) { launch(static_cast<Acc*>(p)); });
+    } else {  // a recording keeps its own partials: it may be replayed on another instance
+      Kokkos::View<Acc*, Space> partials(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kstream::partials"), chunks);
+      sink.keep(partials);
+      launch(partials.data());
     }
   } else {
     const std::int64_t tiles = std::max<std::int64_t>(1, (n + host_tile_items - 1) / host_tile_items);
