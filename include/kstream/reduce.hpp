@@ -102,23 +102,6 @@ bool packable(const Operands&... ops) {
   return (fits(ops) && ...);
 }
 
-/// The accumulated value as the result's type (16-bit types through float).
-template <class V, class Acc>
-KOKKOS_INLINE_FUNCTION V from_accumulator(Acc a) {
-  if constexpr (is_low_precision_v<V>) {
-    return from_float<V>(float(a));
-  } else {
-    return V(a);
-  }
-}
-
-template <class Acc, class Result>
-struct ConvertResult {
-  Kokkos::View<Acc, typename Result::memory_space> from;
-  Result to;
-  KOKKOS_INLINE_FUNCTION void operator()(int) const { to() = from_accumulator<typename Result::value_type>(from()); }
-};
-
 /// Runs the tiles of `step` through `sink` into `result`: a rank-0 view of any type (the accumulated value
 /// converted once), or (run now only) an Acc* on the host.
 template <class Acc, class Sink, class ExecSpace, class Reducer, class Step, class Result, class... Operands>
@@ -128,17 +111,7 @@ void run_reduce(const Sink& sink, const char* label, const ExecSpace& exec, cons
   using Element = std::remove_cv_t<std::remove_pointer_t<std::remove_cvref_t<decltype((ops.data, ...))>>>;
   constexpr int W = elements_per_pack(int(sizeof(Element)));
   const bool packed = W > 1 && packable<W>(ops...);
-  if constexpr (std::is_pointer_v<Result>) {
-    reduce_tiles<ExecSpace, Acc, W>(sink, label, exec, r, step, n, packed, result);
-  } else if constexpr (std::is_same_v<typename Result::value_type, Acc>) {
-    reduce_tiles<ExecSpace, Acc, W>(sink, label, exec, r, step, n, packed, result);
-  } else {
-    Kokkos::View<Acc, typename Result::memory_space> acc(Kokkos::view_alloc(exec, "kstream::accumulator"));
-    sink.keep(acc);
-    reduce_tiles<ExecSpace, Acc, W>(sink, label, exec, r, step, n, packed, acc);
-    sink("kstream::reduce[convert]", Kokkos::RangePolicy<ExecSpace>(exec, 0, 1),
-         ConvertResult<Acc, Result>{acc, result});
-  }
+  reduce_tiles<ExecSpace, Acc, W>(sink, label, exec, r, step, n, packed, result);
 }
 
 /// The identity operation (a plain transform-reduce reduces op's value itself).

@@ -34,6 +34,34 @@ KOKKOS_FORCEINLINE_FUNCTION Acc to_accumulator(V v) {
   }
 }
 
+/// The accumulated value as the result's type (16-bit types through float).
+template <class V, class Acc>
+KOKKOS_INLINE_FUNCTION V from_accumulator(Acc a) {
+  if constexpr (is_low_precision_v<V>) {
+    return from_float<V>(float(a));
+  } else {
+    return V(a);
+  }
+}
+
+/// The value type of a reduction's result: a rank-0 view's, or Acc for a value on the host (Acc*).
+template <class Result, class Acc>
+struct result_value {
+  using type = typename Result::value_type;
+};
+template <class Acc>
+struct result_value<Acc*, Acc> {
+  using type = Acc;
+};
+
+/// The accumulated value at `from` written to the rank-0 view `to` as its type.
+template <class Acc, class Result>
+struct ConvertResult {
+  const Acc* from;
+  Result to;
+  KOKKOS_INLINE_FUNCTION void operator()(int) const { to() = from_accumulator<typename Result::value_type>(*from); }
+};
+
 /// A kstream reducer (Sum, Max, Min or a user's) as a Kokkos reducer over Acc, into a scalar or a rank-0 view.
 template <class Reducer, class Acc, class Space>
 struct KokkosReducer {
@@ -236,44 +264,58 @@ Acc fold(const Reducer& r, const Acc* partials, std::int64_t tiles) {
   return total;
 }
 
-/// fold() into a rank-0 view: a recorded host reduction's last node.
+/// fold() into a rank-0 view (as its type): a recorded host reduction's last node.
 template <class Acc, class Reducer, class Result>
 struct FoldPartials {
   Reducer r;
   const Acc* partials;
   std::int64_t tiles;
   Result result;
-  void operator()(std::int64_t) const { result() = fold(r, partials, tiles); }
+  void operator()(std::int64_t) const {
+    result() = from_accumulator<typename Result::value_type>(fold(r, partials, tiles));
+  }
 };
 
-/// Reduces `step` over n elements into `result`, through `sink` (run now, or recorded): a rank-0 view of Acc in
-/// exec's memory, or (run now only) an Acc* on the host that holds the value when this returns. `packable`: every
-/// operand contiguous and 16-byte aligned.
+/// Reduces `step` over n elements into `result`, through `sink` (run now, or recorded): a rank-0 view in exec's
+/// memory (of Acc, or of another type: the accumulated value converted once), or (run now only) an Acc* on the
+/// host that holds the value when this returns. `packable`: every operand contiguous and 16-byte aligned.
 template <class ExecSpace, class Acc, int W, class Sink, class Reducer, class Step, class Result>
 void reduce_tiles(const Sink& sink, const char* label, const ExecSpace& exec, const Reducer& r, const Step& step,
                   std::int64_t n, bool packable, const Result& result) {
   constexpr bool now = std::is_same_v<Sink, LaunchNow>;
+  constexpr bool to_host = std::is_same_v<Result, Acc*>;
+  static_assert(now || !to_host, "a recorded reduction goes into a view");
+  constexpr bool convert = !std::is_same_v<typename result_value<Result, Acc>::type, Acc>;
   if constexpr (is_device_execution_space_v<ExecSpace>) {
     using Space = typename ExecSpace::memory_space;
     const std::int64_t chunks = device_chunks(n, W);
+    // partials[0, chunks), then (converting) the accumulated value before it is converted into the result
     const auto launch = [&](Acc* partials) {
       sink(label, DeviceReducePolicy<ExecSpace>(exec, int(chunks), device_team_size),
            DeviceReduceTiles<ExecSpace, Acc, W, Reducer, Step>{r, step, n, device_chunk_items(W), packable, partials});
       const Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>> fold(exec, 0, chunks);
-      if constexpr (std::is_same_v<Result, Acc*>) {
-        static_assert(now, "a recorded reduction goes into a view");
-        sink.reduce("kstream::reduce[fold]", fold, FoldDevicePartials<Acc, Reducer>{r, partials},
-                    KokkosReducer<Reducer, Acc, Kokkos::HostSpace>(r, *result));
+      const FoldDevicePartials<Acc, Reducer> folded{r, partials};
+      if constexpr (to_host) {
+        sink.reduce("kstream::reduce[fold]", fold, folded, KokkosReducer<Reducer, Acc, Kokkos::HostSpace>(r, *result));
       } else {
         using Into = KokkosReducer<Reducer, Acc, Space>;
-        sink.reduce("kstream::reduce[fold]", fold, FoldDevicePartials<Acc, Reducer>{r, partials},
-                    Into(r, typename Into::result_view_type(result.data())));
+        Acc* into = nullptr;
+        if constexpr (convert) {
+          into = partials + chunks;
+        } else {
+          into = result.data();
+        }
+        sink.reduce("kstream::reduce[fold]", fold, folded, Into(r, typename Into::result_view_type(into)));
+        if constexpr (convert)
+          sink("kstream::reduce[convert]", Kokkos::RangePolicy<ExecSpace>(exec, 0, 1),
+               ConvertResult<Acc, Result>{into, result});
       }
     };
+    const std::int64_t slots = chunks + (convert ? 1 : 0);
     if constexpr (now) {
-      with_instance_scratch(exec, std::size_t(chunks) * sizeof(Acc), [&](void* p) { launch(static_cast<Acc*>(p)); });
+      with_instance_scratch(exec, std::size_t(slots) * sizeof(Acc), [&](void* p) { launch(static_cast<Acc*>(p)); });
     } else {  // a recording keeps its own partials: it may be replayed on another instance
-      Kokkos::View<Acc*, Space> partials(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kstream::partials"), chunks);
+      Kokkos::View<Acc*, Space> partials(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kstream::partials"), slots);
       sink.keep(partials);
       launch(partials.data());
     }
@@ -287,10 +329,10 @@ void reduce_tiles(const Sink& sink, const char* label, const ExecSpace& exec, co
       Kokkos::parallel_for(label, policy, body);
       exec.fence();  // host backends ran the tiles already; the fold is the calling thread's
       const Acc total = fold(r, partials.data(), tiles);
-      if constexpr (std::is_same_v<Result, Acc*>) {
+      if constexpr (to_host) {
         *result = total;
       } else {
-        result() = total;
+        result() = from_accumulator<typename Result::value_type>(total);
       }
     } else {
       sink.keep(partials);
