@@ -246,13 +246,15 @@ TYPED_TEST(ReduceTest, CallsOnTwoInstancesAtOnce) {
     xs.push_back(placed<TypeParam>(x, 0, 1, "x"));
     ys.push_back(placed<TypeParam>(y, 0, 1, "y"));
   }
+  // Instance 0 takes the sizes in order, instance 1 in reverse.
+  const auto size_index = [&](int k, std::size_t s) { return k == 0 ? s : exact.size() - 1 - s; };
   // Instance k: every size, in its own order, asynchronously into views, then by value; returns the wrong results.
   const auto calls = [&](int k) {
     std::vector<Kokkos::View<double, typename TypeParam::memory_space>> into;
     std::int64_t wrong = 0;
     for (int round = 0; round < 3; ++round) {
       for (std::size_t s = 0; s < exact.size(); ++s) {
-        const std::size_t which = k == 0 ? s : exact.size() - 1 - s;
+        const std::size_t which = size_index(k, s);
         into.emplace_back("into");
         kstream::dot(instances[k], xs[which], ys[which], into.back());
         wrong += kstream::dot(instances[k], xs[which], ys[which]) != exact[which];
@@ -262,8 +264,7 @@ TYPED_TEST(ReduceTest, CallsOnTwoInstancesAtOnce) {
     for (std::size_t c = 0; c < into.size(); ++c) {
       double v = 0;
       Kokkos::deep_copy(v, into[c]);
-      const std::size_t s = c % exact.size();
-      wrong += v != exact[k == 0 ? s : exact.size() - 1 - s];
+      wrong += v != exact[size_index(k, c % exact.size())];
     }
     return wrong;
   };
