@@ -14,8 +14,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <functional>
+#include <kstream/configuration.hpp>
 #include <kstream/reduce.hpp>
 #include <random>
 #include <string>
@@ -174,10 +176,26 @@ int main(int argc, char** argv) {
       const char* value = std::getenv(name);
       return std::string(value && *value ? value : "(unset)");
     };
-    file << "{\"context\": {\"command\": \"" << command << "\", \"kstream.commit\": \"" << env("KSTREAM_GIT_COMMIT")
-         << "\", \"env.KSTREAM_MACHINE\": \"" << env("KSTREAM_MACHINE") << "\", \"env.OMP_NUM_THREADS\": \""
-         << env("OMP_NUM_THREADS") << "\", \"kokkos_version\": \"" << KOKKOS_VERSION_MAJOR << "."
-         << KOKKOS_VERSION_MINOR << "." << KOKKOS_VERSION_PATCH << "\"}, \"n\": " << n << ", \"rows\": [";
+    auto quoted = [](const std::string& text) {  // a JSON string (the Kokkos configuration has several lines)
+      std::string q = "\"";
+      for (const char c : text)
+        q += c == '"'    ? std::string("\\\"")
+             : c == '\\' ? std::string("\\\\")
+             : c == '\n' ? std::string("\\n")
+                         : std::string(1, c);
+      return q + "\"";
+    };
+    char date[32];
+    const std::time_t now = std::time(nullptr);
+    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    file << "{\"context\": {\"command\": " << quoted(command) << ", \"date\": " << quoted(date)
+         << ", \"kstream.commit\": " << quoted(env("KSTREAM_GIT_COMMIT"))
+         << ", \"env.KSTREAM_MACHINE\": " << quoted(env("KSTREAM_MACHINE"))
+         << ", \"env.OMP_NUM_THREADS\": " << quoted(env("OMP_NUM_THREADS")) << ", \"kokkos_version\": \""
+         << KOKKOS_VERSION_MAJOR << "." << KOKKOS_VERSION_MINOR << "." << KOKKOS_VERSION_PATCH << "\"";
+    for (const auto& [key, value] : kstream::configuration())
+      file << ", " << quoted("kstream." + key) << ": " << quoted(value);
+    file << "}, \"n\": " << n << ", \"rows\": [";
     for (std::size_t i = 0; i < rows.size(); ++i) {
       char line[512];
       std::snprintf(line, sizeof line,

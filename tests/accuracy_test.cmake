@@ -1,6 +1,7 @@
 # ctest bench.accuracy: kstream_accuracy at n = 2^16 on this build's backends. kstream::dot (float accumulated in
 # double) is within 1e-10 of the exact result on every input family and backend; on the cancelling family a float
-# accumulator (the naive Kokkos reduce) is off by more than 1e-6, so the table shows a difference that exists.
+# accumulator (the naive Kokkos reduce) is off by more than 1e-6, so the table shows a difference that exists. The
+# context says when and on what it ran: a date, the backends and the Kokkos configuration.
 # Variables: BENCH, WORK_DIR.
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
@@ -10,6 +11,13 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "kstream_accuracy failed (${rc}):\n${out}\n${err}")
 endif()
 file(READ "${json}" text)
+string(JSON date GET "${text}" context date)
+string(JSON backends GET "${text}" context kstream.backends)
+string(JSON kokkos_configuration GET "${text}" context kstream.kokkos_configuration)
+if(NOT date MATCHES "^20[0-9][0-9]-[01][0-9]-[0-3][0-9]T" OR backends STREQUAL "" OR
+   NOT kokkos_configuration MATCHES "Kokkos Version")
+  message(FATAL_ERROR "context lacks its date, backends or Kokkos configuration: '${date}' '${backends}'")
+endif()
 string(JSON count LENGTH "${text}" rows)
 math(EXPR last "${count} - 1")
 set(kstream_rows 0)
