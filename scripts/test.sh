@@ -54,10 +54,10 @@ for preset in $presets; do
   # The tuning programs (bench/tuning) build in the OpenMP configuration, so they cannot rot.
   tuning=""
   [[ "$preset" == openmp ]] && tuning="-DKSTREAM_BUILD_TUNING=ON"
-  # serial-asan is the Serial build under ASan + UBSan (-O2): the Serial backend, Trilinos' Kokkos and Kokkos
-  # Kernels' rows, checked for memory errors and undefined behaviour; the property test takes a sample of its cases
-  # there (all of them in the OpenMP build, which also runs the package and compile-failure tests, skipped under
-  # the sanitizers).
+  # serial-asan is the Serial build under ASan + UBSan (-O2): the library and the tests on the Serial backend and
+  # Trilinos' Kokkos, checked for memory errors and undefined behaviour, and the suite (not instrumented) with Kokkos
+  # Kernels' rows; the property test takes a sample of its cases there (all of them in the OpenMP build, which also
+  # runs the package and compile-failure tests, skipped under the sanitizers).
   test_env=""
   [[ "$preset" == serial-asan ]] && test_env="KSTREAM_PROPERTY_CASES=1000"
   # OpenMP threads: the machine's cores, bound, as a user would run; Serial ignores them.
