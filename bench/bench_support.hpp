@@ -513,6 +513,11 @@ void add_kokkos_kernels_peers(std::vector<Variant<Exec, T>>& variants);
 /// The Kokkos Kernels version the suite was built with, e.g. "4.6.99".
 std::string kokkos_kernels_version();
 
+/// The rows of views of several dimensions (suite_rank_n.cpp): the MDRange stream set of ranks 1 to 6, interiors,
+/// padded, transposed and mixed layouts, reductions on rank-3 interiors; total sizes 2^24 and 2^27 up to max_n.
+template <class Exec>
+void register_rank_n(std::int64_t max_n, double min_time);
+
 /// Facts for the JSON context from backend-specific files (GPU model, driver, ...); empty without CUDA.
 std::vector<std::pair<std::string, std::string>> cuda_context();
 

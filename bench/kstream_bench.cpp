@@ -6,7 +6,8 @@
 //                [--kstream_streaming_stores=automatic|always|never]   (host store path; kstream/streaming_stores.hpp)
 //   kstream_bench --kstream_configuration      kstream's version, Kokkos, backends and default tile shapes
 //
-// BabelStream's set: copy, mul, add, triad, dot and nstream rows (scalar 0.5; bench_support.hpp).
+// BabelStream's set: copy, mul, add, triad, dot and nstream rows (scalar 0.5; bench_support.hpp). Views of several
+// dimensions: the rows of layout nd-<case> (suite_rank_n.cpp).
 // Names read op/variant/type/backend/layout/n, e.g. add/tiled/float/Cuda/offsets123/268435456 (layouts: aligned,
 // offset1, offsets123, stride2, stride3; bench_support.hpp). Time is manual time over a batch
 // of calls (CUDA events on the GPU, fences and wall clock on the host); counters: GB/s (1e9 bytes/s from the
@@ -399,15 +400,19 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   add_context(command);
+  const std::int64_t nd_max_n = settings().max_n > 0 ? settings().max_n : std::numeric_limits<std::int64_t>::max();
 #if defined(KOKKOS_ENABLE_CUDA)
   register_backend<Kokkos::Cuda>();
+  register_rank_n<Kokkos::Cuda>(nd_max_n, settings().min_time);
   warm_up<Kokkos::Cuda>();
 #endif
 #if defined(KOKKOS_ENABLE_OPENMP)
   register_backend<Kokkos::OpenMP>();
+  register_rank_n<Kokkos::OpenMP>(nd_max_n, settings().min_time);
 #endif
 #if defined(KOKKOS_ENABLE_SERIAL)
   register_backend<Kokkos::Serial>();
+  register_rank_n<Kokkos::Serial>(nd_max_n, settings().min_time);
 #endif
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -8,7 +8,8 @@ markdown report with tables and bandwidth-vs-size plots.
 
 Benchmark names read op/variant/type/backend/[layout/]n (no layout segment: aligned). The report opens with a
 headline table (largest n of each run; --compare puts the GPU-against-host tables and figure of one CUDA run and
-one host-only run first), then fusion, Kokkos Kernels' BLAS-1 beside kstream, operand layouts, several GPUs (kstream_mpi_bench: names
+one host-only run first), then fusion, Kokkos Kernels' BLAS-1 beside kstream, operand layouts, views of several
+dimensions (layout segment nd-<case>: kstream's fraction of its rank-1 call, MDRange, the row peers), several GPUs (kstream_mpi_bench: names
 op/tiled/type/backend/weak|strong/n with a ranks counter), chains of small calls and launch floor. For each backend, type and op the report gives GB/s per size,
 the speedup of kstream's tiled kernel over the naive Kokkos baseline, its ratio to each peer, and its share of
 the copy bandwidth; ratios are only formed between results of one file (one run). Needs matplotlib for plots.
@@ -395,7 +396,8 @@ def layout_rows(sources):
     for i, src in enumerate(sources, 1):
         rows = src["rows"]
         cases = sorted({(b, t, o, v.split("@")[1], n) for (b, t, o, v, n) in rows if v == KSTREAM + "@" + v.split("@")[-1]
-                        and "@" in v}, key=lambda k: (k[0], k[2], k[1] != "float", k[1], k[4], k[3]))
+                        and "@" in v and not v.split("@")[1].startswith(ND_PREFIX)},
+                       key=lambda k: (k[0], k[2], k[1] != "float", k[1], k[4], k[3]))
         for backend, typ, op, layout, n in cases:
             tiled = rows[(backend, typ, op, f"{KSTREAM}@{layout}", n)][0]
             naive = rows.get((backend, typ, op, f"{BASELINE}@{layout}", n), (None,))[0]
@@ -415,6 +417,98 @@ def layout_rows(sources):
             "| backend | op | type | layout | n | tiled GB/s | naive | best native peer | tiled / naive | "
             "tiled / peer | tiled aligned | tiled / tiled aligned | source |",
             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"] + lines + [""]
+
+
+ND_PREFIX = "nd-"  # the layout segment of the rows of several dimensions (bench/suite_rank_n.cpp)
+ND_PEERS = ("cuda_rows", "omp_collapse")
+
+
+def nd_cases(src):
+    """(backend, type, op, case, n) of every row of several dimensions in one source that kstream ran."""
+    return sorted({(b, t, o, v.split("@")[1][len(ND_PREFIX):], n) for (b, t, o, v, n) in src["rows"]
+                   if "@" in v and v.split("@")[1].startswith(ND_PREFIX) and v.split("@")[0] in (KSTREAM, "fused_tiled")},
+                  key=lambda k: (k[0], k[1] != "float", k[1], k[4], k[2], nd_order(k[3])))
+
+
+def nd_order(case):
+    """Ranks in order, each layout's whole view before interiors, then the other cases."""
+    if case.startswith("rank"):
+        return (0, int(case[4]), case)
+    return (1, case)
+
+
+def nd_rows(sources):
+    """Views of several dimensions: kstream's fraction of its own rank-1 call on the same bytes (flat), against
+    MDRange in both iteration orders and the native peer, all from one source."""
+    lines = []
+    for i, src in enumerate(sources, 1):
+        rows = src["rows"]
+        get = lambda b, t, o, v, c, n: rows.get((b, t, o, f"{v}@{ND_PREFIX}{c}", n), (None,))[0]
+        for backend, typ, op, case, n in nd_cases(src):
+            tiled_name, flat_name = ("fused_tiled", "fused_flat") if op == "update_norm" else (KSTREAM, "flat")
+            tiled, flat = get(backend, typ, op, tiled_name, case, n), get(backend, typ, op, flat_name, case, n)
+            md = [get(backend, typ, op, v, case, n) for v in ("mdrange", "mdrange_matched")]
+            best_md = max((x for x in md if x is not None), default=None)
+            peer = next(((p, get(backend, typ, op, p, case, n)) for p in ND_PEERS
+                         if get(backend, typ, op, p, case, n) is not None), (None, None))
+            lines.append(f"| {backend} | {op} | {typ} | {case} | {n:,} | {fmt(tiled)} | {fmt(flat)} | "
+                         f"{fmt(ratio(tiled, flat), 3)} | {fmt(md[0])} / {fmt(md[1])} | "
+                         f"{fmt(ratio(tiled, best_md), 2)}x | "
+                         f"{(peer[0] + ' ' + fmt(peer[1])) if peer[0] else '–'} | "
+                         f"{fmt(ratio(tiled, peer[1]), 3) + 'x' if peer[0] else '–'} | [{i}] |")
+    if not lines:
+        return []
+    return ["## Views of several dimensions", "",
+            "kstream on views of rank 1 to 6 (`rankR-right`/`-left`: whole LayoutRight/LayoutLeft views of one total "
+            "size; `interiorR-...`: the interior, 1 .. e-2 in every dimension, of a halo'd field; `-innerK`: an "
+            "interior whose rows hold K elements; `padded2-right`: rows of 2^k - 1 elements 2^k apart; "
+            "`transposed2`: out = x^T + y; `mixed3`: LayoutRight out and y, LayoutLeft x and z). `flat` is kstream's "
+            "rank-1 call on the same number of contiguous elements of the same allocations (the rank-1 speed on the "
+            "same bytes); `tiled / flat` is the fraction of it reached. MDRange runs Kokkos' default iteration and the "
+            "iteration matched to the output's layout; `tiled / MDRange` is against the faster. The peer is a plain "
+            "CUDA kernel over rows (`cuda_rows`) or an `omp parallel for collapse(2)` loop nest (`omp_collapse`).", "",
+            "| backend | op | type | case | n | tiled GB/s | flat GB/s | tiled / flat | MDRange default / matched | "
+            "tiled / MDRange | peer | tiled / peer | source |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|"] + lines + [""]
+
+
+def plot_nd(sources, out_dir):
+    """tiled / flat and the faster MDRange / flat for each case of add at the largest n of each source."""
+    bars = defaultdict(dict)  # (backend, type) -> {case: (kstream fraction, MDRange fraction)}
+    for src in sources:
+        rows = src["rows"]
+        cases = [k for k in nd_cases(src) if k[2] == "add"]
+        largest = {}
+        for backend, typ, op, case, n in cases:
+            largest[(backend, typ)] = max(n, largest.get((backend, typ), 0))
+        for backend, typ, op, case, n in cases:
+            if n != largest[(backend, typ)]:
+                continue
+            get = lambda v: rows.get((backend, typ, op, f"{v}@{ND_PREFIX}{case}", n), (None,))[0]
+            flat = get("flat")
+            md = max((x for x in (get("mdrange"), get("mdrange_matched")) if x is not None), default=None)
+            if flat:
+                bars[(backend, typ)][case] = (ratio(get(KSTREAM), flat), ratio(md, flat))
+    if not bars:
+        return None
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    keys = sorted(bars, key=lambda k: (k[0] != "Cuda", k[0], k[1] != "float", k[1]))
+    fig, axes = plt.subplots(len(keys), 1, figsize=(12, 3.2 * len(keys)), squeeze=False)
+    for ax, key in zip((a[0] for a in axes), keys):
+        cases = sorted(bars[key], key=nd_order)
+        xs = range(len(cases))
+        ax.bar([x - 0.2 for x in xs], [bars[key][c][0] or 0 for c in cases], width=0.4, label="kstream tiled")
+        ax.bar([x + 0.2 for x in xs], [bars[key][c][1] or 0 for c in cases], width=0.4, label="MDRange (faster order)")
+        ax.axhline(1.0, color="black", linewidth=0.8)
+        ax.set_xticks(list(xs))
+        ax.set_xticklabels(cases, rotation=45, ha="right", fontsize=7)
+        ax.set_ylabel("fraction of rank-1 speed")
+        ax.set_title(f"add, {key[1]}, {key[0]}: fraction of kstream's rank-1 call on the same bytes")
+        ax.grid(True, axis="y", alpha=0.3)
+        ax.legend(fontsize=7)
+    return save_figure(plt, fig, out_dir, "rank_n.png")
 
 
 def scaling_rows(sources):
@@ -609,7 +703,7 @@ def main(argv=None):
         except (OSError, ValueError) as e:
             ap.error(str(e))
     g = groups(sources)
-    if not g and not any(src["scaling"] for src in sources):
+    if not g and not any(src["scaling"] or nd_cases(src) for src in sources):
         ap.error("no benchmark rows named op/variant/type/backend/n in the inputs")
 
     plots_dir = args.plots or os.path.join(os.path.dirname(os.path.abspath(args.out)), "plots")
@@ -675,6 +769,17 @@ def main(argv=None):
     except (OSError, ValueError) as e:
         ap.error(str(e))
     out += layout_rows(sources)
+    nd = nd_rows(sources)
+    if nd:
+        out += nd
+        try:
+            path = plot_nd(sources, plots_dir)
+        except ImportError:
+            path = None
+        if path:
+            plotted = True
+            rel = os.path.relpath(path, os.path.dirname(os.path.abspath(args.out)))
+            out += [f"![fraction of the rank-1 speed per case]({rel})", ""]
     scaling = scaling_rows(sources)
     if scaling:
         out += scaling

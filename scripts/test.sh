@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs kstream's whole test suite on the host backends: builds and tests the Serial backend under the
 # sanitizers (ASan + UBSan; Trilinos' Kokkos 4.5) and the optimized OpenMP build (Kokkos 5.2), then the report
-# script's test. Works on a fresh Debian 12 machine: the first run makes the toolchain root
-# (scripts/toolchain.sh, about a minute), later runs reuse it.
+# script's test; beside the builds, the plan's fuzz target for 60 s (scripts/fuzz.sh, KSTREAM_FUZZ_SECONDS).
+# Works on a fresh Debian 12 machine: the first run makes the toolchain root (scripts/toolchain.sh, about a
+# minute), later runs reuse it.
 #
 #   scripts/test.sh                       # serial-asan openmp, then the Python scripts
 #   KSTREAM_TEST_PRESETS="serial openmp asan" scripts/test.sh   # also: Serial optimized, OpenMP under the sanitizers
@@ -37,6 +38,9 @@ count_ctest() {  # reads ctest's "x% tests passed, F tests failed out of T"
 
 log_dir=$repo/build/logs
 mkdir -p "$log_dir"
+# The plan's fuzz target runs on one core beside the builds (its own clang build, no Kokkos).
+scripts/fuzz.sh >"$log_dir/fuzz.log" 2>&1 &
+fuzz_pid=$!
 for preset in $presets; do
   kstream_log "preset $preset: configure, build, test"
   kokkos_root=""
@@ -69,6 +73,15 @@ for preset in $presets; do
   set -e
   count_ctest "$log_dir/$preset.log"
 done
+
+kstream_log "plan fuzz target"
+if wait "$fuzz_pid"; then
+  passed=$((passed + 1))
+  tail -n 2 "$log_dir/fuzz.log"
+else
+  failed=$((failed + 1))
+  tail -n 40 "$log_dir/fuzz.log"
+fi
 
 # The Python scripts (report.py, triton_compare.py), on Debian's python3 with matplotlib (outside the root: it reads results, builds nothing).
 kstream_log "script tests"

@@ -1,4 +1,4 @@
-// The plan of one elementwise call (kstream/impl/plan.hpp has the table; docs/engine.md the numbers).
+// The plan of one call (kstream/impl/plan.hpp has the table; docs/engine.md the numbers).
 #include <algorithm>
 #include <climits>
 #include <kstream/impl/plan.hpp>
@@ -7,25 +7,84 @@
 #include <string>
 
 namespace kstream::impl {
+
+Geometry normalize(const Operand& first, const Operand* rest, int rest_count) {
+  Geometry g;
+  const int count = 1 + rest_count;
+  auto stride = [&](int k, int axis) { return k == 0 ? first.strides[axis] : rest[k - 1].strides[axis]; };
+  int order[max_rank];
+  int m = 0;
+  for (int r = 0; r < first.rank; ++r) {
+    if (first.extents[r] == 0) {  // nothing to do: one empty dimension
+      g.dims = 1;
+      g.axes[0] = std::int8_t(r);
+      return g;
+    }
+    if (first.extents[r] != 1) order[m++] = r;
+  }
+  // Innermost first: by the first operand's strides, then the others', then the smaller extent, then the later axis.
+  sort_dimensions(order, m, [&](int a, int b) {
+    for (int k = 0; k < count; ++k)
+      if (stride(k, a) != stride(k, b)) return stride(k, a) < stride(k, b);
+    if (first.extents[a] != first.extents[b]) return first.extents[a] < first.extents[b];
+    return a > b;
+  });
+  for (int j = 0; j < m; ++j) {
+    const int axis = order[j];
+    if (g.dims > 0) {
+      const int d = g.dims - 1;
+      bool merges = true;
+      for (int k = 0; k < count && merges; ++k) merges = stride(k, axis) == g.extents[d] * stride(k, g.axes[d]);
+      if (merges) {
+        g.extents[d] *= first.extents[axis];
+        continue;
+      }
+    }
+    g.extents[g.dims] = first.extents[axis];
+    g.axes[g.dims] = std::int8_t(axis);
+    ++g.dims;
+  }
+  return g;
+}
+
 namespace {
 
-bool contiguous(const OperandFacts& v) {
-  return v.stride == 1;
+/// Every operand of a call in one list, output first.
+struct Operands {
+  const CallFacts& call;
+  int count() const { return 1 + call.inputs; }
+  const Operand& operator[](int k) const { return k == 0 ? call.out : call.ins[k - 1]; }
+};
+
+/// Whether every row of every operand starts at its first row's offset from a 16-byte boundary: every stride of
+/// the outer dimensions is a whole number of packs.
+template <class List>
+bool rows_share_alignment(const Geometry& g, const List& ops, int count) {
+  for (int k = 0; k < count; ++k)
+    for (int d = 1; d < g.dims; ++d)
+      if (g.stride(ops[k], d) * ops[k].element_bytes % pack_bytes != 0) return false;
+  return true;
 }
 
-/// Bytes from the view's first element to the end of its last (n > 0).
-std::int64_t spanned_bytes(const OperandFacts& v, std::int64_t n) {
-  const std::int64_t stride = v.stride < 0 ? -v.stride : v.stride;
-  return ((n - 1) * stride + 1) * v.element_bytes;
+/// Whether every outer extent and every operand's outer strides stay below 2^31 (rows' 32-bit index math).
+template <class List>
+bool fits_32bit_rows(const Geometry& g, const List& ops, int count) {
+  for (int d = 1; d < g.dims; ++d) {
+    if (g.extents[d] > INT32_MAX) return false;
+    for (int k = 0; k < count; ++k)
+      if (g.stride(ops[k], d) > INT32_MAX) return false;
+  }
+  return true;
 }
 
-/// Elements from the 16-byte boundary at or before element e of v to that element.
-int shift_at(const OperandFacts& v, std::int64_t e) {
-  return int(((v.address + std::uintptr_t(e) * std::uintptr_t(v.element_bytes)) % pack_bytes) / v.element_bytes);
-}
-
+/// The call along one dimension: n elements, each operand's stride along `axis` (-1: a single element). For rows,
+/// n is a row's length and the addresses are the first row's.
 struct Facts {
   const CallFacts& call;
+  Operands ops;
+  int axis;
+  std::int64_t n;
+  bool packs_allowed;  // rows: every row starts at the first row's alignment
   bool all_contiguous = true;
   bool one_element_size = true;
   std::int64_t operand_bytes = 0;  // every operand's elements once
@@ -33,21 +92,27 @@ struct Facts {
   bool fits_32bit_strides = true;
   bool out_is_an_input = false;
 
-  explicit Facts(const CallFacts& c) : call(c) {
-    auto note = [&](const OperandFacts& v) {
-      all_contiguous = all_contiguous && contiguous(v);
+  std::int64_t stride(const Operand& v) const { return axis < 0 ? 1 : v.strides[axis]; }
+
+  Facts(const CallFacts& c, int axis_, std::int64_t n_, bool packs_allowed_)
+      : call(c), ops{c}, axis(axis_), n(n_), packs_allowed(packs_allowed_) {
+    for (int k = 0; k < ops.count(); ++k) {
+      const Operand& v = ops[k];
+      const std::int64_t s = stride(v);
+      all_contiguous = all_contiguous && s == 1;
       one_element_size = one_element_size && v.element_bytes == c.out.element_bytes;
-      operand_bytes += c.n * v.element_bytes;
-      spanned += spanned_bytes(v, c.n);
-      fits_32bit_strides = fits_32bit_strides && v.stride >= INT32_MIN && v.stride <= INT32_MAX;
-    };
-    note(c.out);
-    for (int k = 0; k < c.inputs; ++k) {
-      note(c.ins[k]);
-      out_is_an_input = out_is_an_input || c.ins[k].address == c.out.address;
+      operand_bytes += n * v.element_bytes;
+      spanned += ((n - 1) * s + 1) * v.element_bytes;
+      fits_32bit_strides = fits_32bit_strides && s >= INT32_MIN && s <= INT32_MAX;
+      if (k > 0) out_is_an_input = out_is_an_input || v.address == c.out.address;
     }
   }
 };
+
+/// Elements from the 16-byte boundary at or before element e of v (contiguous) to that element.
+int shift_at(const Operand& v, std::int64_t e) {
+  return int(((v.address + std::uintptr_t(e) * std::uintptr_t(v.element_bytes)) % pack_bytes) / v.element_bytes);
+}
 
 // Device, default shape, strided: one element per index, except elements under 8 bytes whose operands fit the
 // device's cache (there the tiled kernel's elements in flight feed the cache's bandwidth).
@@ -59,7 +124,7 @@ bool runs_as_elements(const Facts& f) {
 
 bool packable(const Facts& f, int width) {
   const CallFacts& c = f.call;
-  if (!f.all_contiguous || !f.one_element_size || width == 1) return false;
+  if (!f.packs_allowed || !f.all_contiguous || !f.one_element_size || width == 1) return false;
   const std::uintptr_t misalignment = c.out.address % pack_bytes;
   if (misalignment % std::uintptr_t(c.out.element_bytes) != 0) return false;
   for (int k = 0; k < c.inputs; ++k)
@@ -72,8 +137,8 @@ bool packable(const Facts& f, int width) {
 // still ends inside every input (element first + (p + 1) W - shift + W - 1 <= n - 1). False: no such body.
 bool shifted_partition(const Facts& f, int width, Plan& p) {
   const CallFacts& c = f.call;
-  if (!c.device || c.out.element_bytes >= 4 || !f.all_contiguous || !f.one_element_size || width == 1 ||
-      c.inputs > max_shifted_inputs)
+  if (!c.device || c.out.element_bytes >= 4 || !f.packs_allowed || !f.all_contiguous || !f.one_element_size ||
+      width == 1 || c.inputs > max_shifted_inputs)
     return false;
   if (c.out.address % c.out.element_bytes != 0) return false;
   for (int k = 0; k < c.inputs; ++k)
@@ -83,35 +148,154 @@ bool shifted_partition(const Facts& f, int width, Plan& p) {
   int largest_shift = 0;
   for (int k = 0; k < c.inputs; ++k) largest_shift = std::max(largest_shift, shift_at(c.ins[k], boundary));
   const std::int64_t first = boundary + (boundary < largest_shift ? width : 0);
-  const std::int64_t body = std::max<std::int64_t>(0, (c.n - first - width) / width);
+  const std::int64_t body = std::max<std::int64_t>(0, (f.n - first - width) / width);
   if (body == 0) return false;
   p.head = first;
   p.body_items = body;
-  p.tail = c.n - first - body * width;
+  p.tail = f.n - first - body * width;
   for (int k = 0; k < c.inputs; ++k) p.shifts[k] = std::int8_t(shift_at(c.ins[k], first));
   return true;
 }
 
-bool streams(const Facts& f, const Plan& p) {
+// Host x86 streaming stores: an output of element-aligned packs (contiguous, or unit inner stride) that is not an
+// input, by the process-wide mode.
+bool streams(const CallFacts& c, bool unit_output, bool out_is_an_input, std::int64_t operand_bytes) {
 #if (defined(__x86_64__) || defined(_M_X64)) && defined(__SSE2__)
-  const CallFacts& c = f.call;
-  if (c.device || f.out_is_an_input) return false;  // an aliased output is re-read right away: keep it in cache
-  const bool packs = p.strategy == Strategy::packed ||
-                     (p.strategy == Strategy::contiguous && elements_per_pack(c.out.element_bytes) > 1 &&
-                      c.out.address % c.out.element_bytes == 0);
-  if (!packs) return false;
+  if (c.device || out_is_an_input || !unit_output) return false;  // an aliased output is re-read right away
+  if (elements_per_pack(c.out.element_bytes) == 1 || c.out.address % c.out.element_bytes != 0) return false;
   switch (streaming_stores()) {
     case StreamingStores::never:
       return false;
     case StreamingStores::always:
       return true;
     case StreamingStores::automatic:
-      return f.operand_bytes >= 2 * last_level_cache_bytes();
+      return operand_bytes >= 2 * last_level_cache_bytes();
   }
 #endif
-  static_cast<void>(f);
-  static_cast<void>(p);
+  static_cast<void>(c);
+  static_cast<void>(unit_output);
+  static_cast<void>(out_is_an_input);
+  static_cast<void>(operand_bytes);
   return false;
+}
+
+/// Host threads and whether kstream opens the region: the default shape puts a short OpenMP call on the calling
+/// thread and a mid-small one on only as many threads as its bytes pay for.
+void plan_host_threads(const CallFacts& c, std::int64_t operand_bytes, Plan& p) {
+  p.threads = std::max(1, c.threads);
+  if (c.default_shape && c.may_run_inline && p.threads > 1) {
+    if (operand_bytes <= calling_thread_bytes(p.threads)) {
+      p.threads = 0;
+    } else if (c.own_region) {
+      p.threads = threads_for(operand_bytes, p.threads);
+    }
+  }
+  p.own_region = c.own_region && p.threads > 0;
+}
+
+/// The table's one-dimension rows (a flat call, or one row of a rows call) into p.
+void plan_along(const Facts& f, Plan& p) {
+  const CallFacts& c = f.call;
+  const int width = f.one_element_size ? elements_per_pack(c.out.element_bytes) : 1;
+  p.body_items = f.n;
+  if (runs_as_elements(f)) {
+    p.strategy = Strategy::elements;
+    p.league = f.n;
+    return;
+  }
+  if (packable(f, width)) {
+    p.strategy = Strategy::packed;
+    p.width = width;
+    const std::int64_t misalignment = std::int64_t(c.out.address % pack_bytes);
+    p.head = std::min<std::int64_t>(f.n, ((pack_bytes - misalignment) % pack_bytes) / c.out.element_bytes);
+    p.body_items = (f.n - p.head) / width;
+    p.tail = f.n - p.head - p.body_items * width;
+  } else if (shifted_partition(f, width, p)) {
+    p.strategy = Strategy::shifted;
+    p.width = width;
+  } else {
+    p.strategy = f.all_contiguous ? Strategy::contiguous : Strategy::strided;
+  }
+  const bool unit_output = f.stride(c.out) == 1;
+  p.streaming_stores = p.strategy != Strategy::strided && streams(c, unit_output, f.out_is_an_input, f.operand_bytes);
+
+  // Single-element strategies keep one pack's worth of elements in flight; packs_in_flight > 1 repeats that
+  // (more chunks), as shifted packs do. Only packed packs keep several packs in flight.
+  const bool packs_in_flight = p.strategy == Strategy::packed;
+  if (c.device) {
+    p.team_size = c.shape.team_size;
+    p.items_in_flight = packs_in_flight                   ? c.shape.packs_in_flight
+                        : p.strategy == Strategy::shifted ? 1
+                                                          : elements_per_pack(c.out.element_bytes);
+    p.chunks_per_thread = c.shape.chunks_per_thread * (packs_in_flight ? 1 : c.shape.packs_in_flight);
+  } else {
+    plan_host_threads(c, f.operand_bytes, p);
+    std::int64_t tile = c.shape.tile_packs() * (packs_in_flight ? 1 : elements_per_pack(c.out.element_bytes));
+    if (c.default_shape) tile = (p.body_items + std::max(p.threads, 1) - 1) / std::max(p.threads, 1);
+    p.chunks_per_thread = int(std::clamp<std::int64_t>(tile, 1, INT_MAX));
+  }
+  p.league = std::max<std::int64_t>(1, (p.body_items + p.tile_items() - 1) / p.tile_items());
+}
+
+/// Several dimensions on a device: rows of the table's strategies where every operand's rows are long runs of
+/// adjacent elements (false where they are not: the call runs general).
+bool plan_device_rows(const CallFacts& c, Plan& p) {
+  const Geometry& g = p.geometry;
+  const Operands ops{c};
+  for (int k = 0; k < ops.count(); ++k)
+    if (!g.unit_inner(ops[k])) return false;
+  const std::int64_t row = g.extents[0], rows = g.size() / row;
+  if (row * c.out.element_bytes < min_row_bytes || rows > INT32_MAX || !fits_32bit_rows(g, ops, ops.count()))
+    return false;
+  plan_along(Facts(c, g.axes[0], row, rows_share_alignment(g, ops, ops.count())), p);
+  if (c.default_shape) {  // a team no larger than its row: whole warps, at most the default's threads
+    const std::int64_t per_thread = std::int64_t(p.items_in_flight) * p.chunks_per_thread;
+    const std::int64_t threads = (p.body_items + per_thread - 1) / per_thread;
+    p.team_size = int(std::min<std::int64_t>(p.team_size, (threads + 31) / 32 * 32));
+    p.league = std::max<std::int64_t>(1, (p.body_items + p.tile_items() - 1) / p.tile_items());
+  }
+  if (p.league * rows > INT_MAX) return false;
+  p.league *= rows;
+  p.rows = rows;
+  return true;
+}
+
+/// Several dimensions that do not run as rows on a device: general, 32-bit index math where it fits.
+void plan_device_general(const CallFacts& c, Plan& p) {
+  const Operands ops{c};
+  const Geometry& g = p.geometry;
+  p.strategy = Strategy::general;
+  p.league = p.body_items = g.size();
+  p.wide_indices = p.league > INT32_MAX;
+  for (int d = 0; d < g.dims; ++d) p.wide_indices = p.wide_indices || g.extents[d] > INT32_MAX;
+  for (int k = 0; k < ops.count(); ++k) {
+    std::int64_t last = 0;  // the span in elements, from the element at 0 to the farthest
+    for (int d = 0; d < g.dims; ++d) last += (g.extents[d] - 1) * g.stride(ops[k], d);
+    p.wide_indices = p.wide_indices || last > INT32_MAX;
+  }
+}
+
+/// Several dimensions on a host: tiles of the flattened index, each one thread's walk row by row.
+void plan_host_walk(const CallFacts& c, Plan& p) {
+  const Operands ops{c};
+  const Geometry& g = p.geometry;
+  const std::int64_t n = g.size();
+  bool unit = true, out_is_an_input = false;
+  std::int64_t operand_bytes = 0;
+  for (int k = 0; k < ops.count(); ++k) {
+    unit = unit && g.unit_inner(ops[k]);
+    operand_bytes += n * ops[k].element_bytes;
+    if (k > 0) out_is_an_input = out_is_an_input || ops[k].address == c.out.address;
+  }
+  p.strategy = unit ? Strategy::contiguous : Strategy::general;
+  p.rows = n / g.extents[0];
+  p.body_items = n;
+  p.streaming_stores = streams(c, g.unit_inner(c.out), out_is_an_input, operand_bytes);
+  plan_host_threads(c, operand_bytes, p);
+  std::int64_t tile = c.shape.tile_packs() * elements_per_pack(c.out.element_bytes);
+  if (c.default_shape) tile = (n + std::max(p.threads, 1) - 1) / std::max(p.threads, 1);
+  p.chunks_per_thread = int(std::clamp<std::int64_t>(tile, 1, INT_MAX));
+  p.league = (n + p.chunks_per_thread - 1) / p.chunks_per_thread;
 }
 
 }  // namespace
@@ -128,70 +312,63 @@ const char* strategy_name(Strategy strategy) {
       return "strided";
     case Strategy::elements:
       return "elements";
+    case Strategy::general:
+      return "general";
   }
   return "unknown";
+}
+
+std::string plan_name(const Plan& p) {
+  return std::string(strategy_name(p.strategy)) + (p.rows > 1 && p.strategy != Strategy::general ? " rows" : "");
 }
 
 Plan plan(const CallFacts& c) {
   validate(c.shape, c.label);
   Plan p;
-  if (c.n == 0) {
+  p.geometry = normalize(c.out, c.ins, c.inputs);
+  const Geometry& g = p.geometry;
+  if (g.size() == 0) {
     p.league = 0;
     return p;
   }
-  const Facts f(c);
-  const int width = f.one_element_size ? elements_per_pack(c.out.element_bytes) : 1;
-  p.body_items = c.n;
-  if (runs_as_elements(f)) {
-    p.strategy = Strategy::elements;
-    p.league = c.n;
-    return p;
+  if (g.dims <= 1) {
+    plan_along(Facts(c, g.dims == 0 ? -1 : g.axes[0], g.size(), true), p);
+  } else if (!c.device) {
+    plan_host_walk(c, p);
+  } else if (!plan_device_rows(c, p)) {
+    const Geometry kept = g;
+    p = Plan{};
+    p.geometry = kept;
+    plan_device_general(c, p);
   }
-  if (packable(f, width)) {
-    p.strategy = Strategy::packed;
-    p.width = width;
-    const std::int64_t misalignment = std::int64_t(c.out.address % pack_bytes);
-    p.head = std::min<std::int64_t>(c.n, ((pack_bytes - misalignment) % pack_bytes) / c.out.element_bytes);
-    p.body_items = (c.n - p.head) / width;
-    p.tail = c.n - p.head - p.body_items * width;
-  } else if (shifted_partition(f, width, p)) {
-    p.strategy = Strategy::shifted;
-    p.width = width;
-  } else {
-    p.strategy = f.all_contiguous ? Strategy::contiguous : Strategy::strided;
-  }
-  p.streaming_stores = streams(f, p);
-
-  // Single-element strategies keep one pack's worth of elements in flight; packs_in_flight > 1 repeats that
-  // (more chunks), as shifted packs do. Only packed packs keep several packs in flight.
-  const bool packs_in_flight = p.strategy == Strategy::packed;
-  if (c.device) {
-    p.team_size = c.shape.team_size;
-    p.items_in_flight = packs_in_flight                   ? c.shape.packs_in_flight
-                        : p.strategy == Strategy::shifted ? 1
-                                                          : elements_per_pack(c.out.element_bytes);
-    p.chunks_per_thread = c.shape.chunks_per_thread * (packs_in_flight ? 1 : c.shape.packs_in_flight);
-  } else {
-    // One thread per tile. Default shape: one tile per thread; the calling thread alone for a short OpenMP call,
-    // only as many threads as its bytes pay for a mid-small one.
-    p.threads = std::max(1, c.threads);
-    if (c.default_shape && c.may_run_inline && p.threads > 1) {
-      if (f.operand_bytes <= calling_thread_bytes(p.threads)) {
-        p.threads = 0;
-      } else if (c.own_region) {
-        p.threads = threads_for(f.operand_bytes, p.threads);
-      }
-    }
-    p.own_region = c.own_region && p.threads > 0;
-    std::int64_t tile = c.shape.tile_packs() * (packs_in_flight ? 1 : elements_per_pack(c.out.element_bytes));
-    if (c.default_shape) tile = (p.body_items + std::max(p.threads, 1) - 1) / std::max(p.threads, 1);
-    p.chunks_per_thread = int(std::clamp<std::int64_t>(tile, 1, INT_MAX));
-  }
-  p.league = std::max<std::int64_t>(1, (p.body_items + p.tile_items() - 1) / p.tile_items());
-  if (c.device && p.league > INT_MAX)
-    throw std::length_error(std::string(c.label) + ": " + std::to_string(c.n) +
+  if (c.device && p.league > INT_MAX && p.strategy != Strategy::elements && p.strategy != Strategy::general)
+    throw std::length_error(std::string(c.label) + ": " + std::to_string(g.size()) +
                             " elements need more teams than a TeamPolicy holds; use a larger tile shape");
   return p;
+}
+
+ReducePlan plan_reduction(const Operand* operands, int count, int orders) {
+  ReducePlan r;
+  Operand rest[max_reduction_operands - 1];
+  if (count < 1 || count > max_reduction_operands)
+    throw std::invalid_argument("kstream: a reduction takes 1 to " + std::to_string(max_reduction_operands) + " views");
+  for (int k = 0, j = 0; k < count; ++k)
+    if (k != orders) rest[j++] = operands[k];
+  r.geometry = normalize(operands[orders], rest, count - 1);
+  const Geometry& g = r.geometry;
+  r.n = g.size();
+  r.row_length = g.dims <= 1 ? r.n : g.extents[0];
+  r.rows = g.dims <= 1 || r.n == 0 ? 1 : r.n / r.row_length;
+  const int width = elements_per_pack(operands[0].element_bytes);
+  bool packs = width > 1 && rows_share_alignment(g, operands, count);
+  for (int k = 0; k < count; ++k) {
+    const Operand& o = operands[k];
+    packs = packs && o.element_bytes == operands[0].element_bytes && o.address % pack_bytes == 0 &&
+            (g.unit_inner(o) || r.row_length <= 1);
+  }
+  r.width = packs ? width : 1;
+  r.narrow_rows = r.rows <= INT32_MAX && fits_32bit_rows(g, operands, count);
+  return r;
 }
 
 }  // namespace kstream::impl

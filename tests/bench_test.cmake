@@ -1,13 +1,15 @@
 # ctest bench.small_rows: runs the benchmark suite at small n (2^10, 2^12, 2^12 + 7) and checks what it reports:
 # every row ran and validated (none failed), GB/s > 0, the in-place, reduction and BabelStream rows exist for
 # float and double on each backend, and with Kokkos Kernels found (KOKKOS_KERNELS=ON) its rows do too and the
-# context names its version. Variables: BENCH, WORK_DIR, BACKENDS (list), KOKKOS_KERNELS.
+# context names its version. Then the rows of several dimensions (layout nd-<case>, at 2^12 elements): every one
+# ran and validated, and each backend and type has the MDRange stream set, the interiors and their reductions.
+# Variables: BENCH, WORK_DIR, BACKENDS (list), KOKKOS_KERNELS.
 cmake_policy(SET CMP0057 NEW)  # if(... IN_LIST ...) in script mode
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
 set(json "${WORK_DIR}/rows.json")
 execute_process(COMMAND ${BENCH} --kstream_max_n=4103 --kstream_min_time=0.001 --benchmark_repetitions=1
-                        "--benchmark_filter=^(copy|add|fma|dot|update_norm|mul|triad|nstream)/" --benchmark_out=${json} --benchmark_out_format=json
+                        "--benchmark_filter=^(copy|add|fma|dot|update_norm|mul|triad|nstream)/[^/]+/[^/]+/[^/]+/[a-z0-9]+/" --benchmark_out=${json} --benchmark_out_format=json
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "kstream_bench failed (${rc}):\n${out}\n${err}")
@@ -63,3 +65,41 @@ if(NOT KOKKOS_KERNELS AND "${names}" MATCHES "kokkosblas")
 endif()
 message(STATUS "kstream_bench: ${count} rows ran and validated; ${checked} in-place, reduction, BabelStream and Kokkos Kernels rows present "
                "(Kokkos Kernels: ${kokkos_kernels})")
+
+# The rows of several dimensions: one pass over the JSON text (CMake re-parses it for every string(JSON) query).
+set(json "${WORK_DIR}/nd_rows.json")
+execute_process(COMMAND ${BENCH} --kstream_max_n=4103 --kstream_min_time=0.001 --benchmark_repetitions=1
+                        "--benchmark_filter=/nd-" --benchmark_out=${json} --benchmark_out_format=json
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "kstream_bench (rows of several dimensions) failed (${rc}):\n${out}\n${err}")
+endif()
+file(READ "${json}" text)
+string(REGEX MATCH "\"name\": \"[^\"]*\",[^}]*\"error_occurred\": true,[^}]*\"error_message\": \"[^\"]*\"" failed "${text}")
+if(failed)
+  message(FATAL_ERROR "a row of several dimensions failed: ${failed}")
+endif()
+set(nd_checked 0)
+foreach(backend IN LISTS BACKENDS)
+  foreach(type float double)
+    foreach(row add/tiled/${type}/${backend}/nd-rank6-left add/mdrange_matched/${type}/${backend}/nd-rank4-right
+                triad/flat/${type}/${backend}/nd-interior3-left add/tiled/${type}/${backend}/nd-transposed2
+                fma/tiled/${type}/${backend}/nd-mixed3 copy/tiled/${type}/${backend}/nd-interior2-right-inner3
+                dot/tiled/${type}/${backend}/nd-interior3-right update_norm/fused_tiled/${type}/${backend}/nd-interior3-left)
+      string(FIND "${text}" "\"name\": \"${row}/" at)
+      if(at EQUAL -1)
+        message(FATAL_ERROR "no row ${row}/<n>")
+      endif()
+      math(EXPR nd_checked "${nd_checked} + 1")
+    endforeach()
+  endforeach()
+endforeach()
+string(REGEX MATCHALL "\"GB/s\": [0-9.e+-]+" rates "${text}")
+list(LENGTH rates nd_count)
+foreach(rate IN LISTS rates)
+  string(REGEX REPLACE "^.*: " "" value "${rate}")
+  if(NOT value GREATER 0)
+    message(FATAL_ERROR "a row of several dimensions reported ${value} GB/s")
+  endif()
+endforeach()
+message(STATUS "kstream_bench: ${nd_count} rows of several dimensions ran and validated; ${nd_checked} of them looked up")

@@ -127,5 +127,110 @@ TYPED_TEST(ErrorTest, EmptyViewsDoNothing) {
     EXPECT_EQ(rejection(call), "no exception") << name;
 }
 
+// ---- several dimensions ----
+
+template <class C>
+using Rank2 = Kokkos::View<typename C::value_type**, Kokkos::LayoutStride, typename C::memory_space>;
+template <class C>
+using Rank3 = Kokkos::View<typename C::value_type***, Kokkos::LayoutStride, typename C::memory_space>;
+
+/// Rank-2 views (r, c) at `offset` elements into `parent` with strides (sr, sc).
+template <class C, class Parent>
+Rank2<C> rank2(const Parent& parent, std::int64_t offset, std::int64_t r, std::int64_t c, std::int64_t sr,
+               std::int64_t sc) {
+  return Rank2<C>(parent.data() + offset, Kokkos::LayoutStride(r, sr, c, sc));
+}
+
+template <class C>
+std::vector<std::pair<std::string, std::function<void()>>> every_rank2_entry_point(Rank2<C> a, Rank2<C> b,
+                                                                                   Rank2<C> out) {
+  const typename C::execution_space exec;
+  return {
+      {"add", [=] { kstream::add(exec, a, b, out); }},
+      {"naive::add", [=] { kstream::naive::add(exec, a, b, out); }},
+      {"fma", [=] { kstream::fma(exec, a, b, b, out); }},
+      {"transform", [=] { kstream::transform(exec, out, impl::Plus{}, a, b); }},
+      {"naive::transform", [=] { kstream::naive::transform(exec, out, impl::Plus{}, a, b); }},
+  };
+}
+
+TYPED_TEST(ErrorTest, ExtentMismatchNamesTheDimension) {
+  using T = typename TypeParam::value_type;
+  using M = typename TypeParam::memory_space;
+  Kokkos::View<T***, M> a("a", 4, 5, 6), b("b_label", 4, 7, 6), out("out", 4, 5, 6);
+  const typename TypeParam::execution_space exec;
+  for (const auto& [name, call] : std::vector<std::pair<std::string, std::function<void()>>>{
+           {"add", [=] { kstream::add(exec, a, b, out); }},
+           {"naive::fma", [=] { kstream::naive::fma(exec, a, a, b, out); }},
+           {"dot", [=] { kstream::dot(exec, a, b); }},
+           {"transform_reduce", [=] {
+              kstream::transform_reduce(exec, out, impl::Plus{}, Kokkos::View<double, M>("r"), kstream::Sum{},
+                                        impl::FusedMultiplyAdd{}, a, b);
+            }}}) {
+    const std::string message = rejection(call);
+    EXPECT_NE(message.find("extent mismatch in dimension 1"), std::string::npos) << name << ": " << message;
+    EXPECT_NE(message.find("7"), std::string::npos) << name << ": " << message;
+    EXPECT_NE(message.find("5"), std::string::npos) << name << ": " << message;
+    EXPECT_NE(message.find("b_label"), std::string::npos) << name << ": " << message;
+  }
+}
+
+// Views of one allocation whose elements are provably distinct run: columns of a LayoutLeft multivector, the
+// even and the odd columns, disjoint blocks; the results are right.
+TYPED_TEST(ErrorTest, ProvablyDistinctViewsOfOneAllocationRun) {
+  using T = typename TypeParam::value_type;
+  using M = typename TypeParam::memory_space;
+  const std::int64_t m = 37, columns = 8;
+  Kokkos::View<T**, Kokkos::LayoutLeft, M> multivector("multivector", m, columns);
+  auto h = Kokkos::create_mirror_view(multivector);
+  for (std::int64_t j = 0; j < columns; ++j)
+    for (std::int64_t i = 0; i < m; ++i) h(i, j) = T(i + 100 * j);
+  Kokkos::deep_copy(multivector, h);
+  const typename TypeParam::execution_space exec;
+  // column 1 = column 0 + column 2 (rank 1)
+  kstream::add(exec, Kokkos::subview(multivector, Kokkos::ALL, 0), Kokkos::subview(multivector, Kokkos::ALL, 2),
+               Kokkos::subview(multivector, Kokkos::ALL, 1));
+  // odd columns 3, 5, 7 = even columns 2, 4, 6 doubled (rank 2, interleaved)
+  const auto evens = rank2<TypeParam>(multivector, 2 * m, m, 3, 1, 2 * m);
+  const auto odds = rank2<TypeParam>(multivector, 3 * m, m, 3, 1, 2 * m);
+  kstream::add(exec, evens, evens, odds);
+  Kokkos::deep_copy(h, multivector);
+  std::int64_t errors = 0;
+  for (std::int64_t i = 0; i < m; ++i) {
+    errors += h(i, 1) != T(2 * i + 200);
+    for (std::int64_t j = 2; j < 8; j += 2) errors += h(i, j + 1) != T(2 * (i + 100 * j)) || h(i, j) != T(i + 100 * j);
+  }
+  EXPECT_EQ(errors, 0);
+}
+
+TYPED_TEST(ErrorTest, OverlapsOfSeveralDimensionsAreRejected) {
+  using T = typename TypeParam::value_type;
+  using M = typename TypeParam::memory_space;
+  Kokkos::View<T*, M> parent("parent", 200), other("other", 200);
+  const auto c = rank2<TypeParam>(other, 0, 10, 10, 10, 1);
+  // The same layout one row further on: proven to share elements.
+  for (const auto& [name, call] : every_rank2_entry_point<TypeParam>(rank2<TypeParam>(parent, 0, 10, 10, 10, 1), c,
+                                                                     rank2<TypeParam>(parent, 10, 10, 10, 10, 1))) {
+    const std::string message = rejection(call);
+    EXPECT_NE(message.find("partially overlaps"), std::string::npos) << name << ": " << message;
+  }
+  // The transpose of the output (in place): different layouts over one range; the check says it is conservative.
+  for (const auto& [name, call] : every_rank2_entry_point<TypeParam>(rank2<TypeParam>(parent, 0, 10, 10, 1, 10), c,
+                                                                     rank2<TypeParam>(parent, 0, 10, 10, 10, 1))) {
+    const std::string message = rejection(call);
+    EXPECT_NE(message.find("may overlap"), std::string::npos) << name << ": " << message;
+    EXPECT_NE(message.find("conservative"), std::string::npos) << name << ": " << message;
+  }
+  // An output whose indices share elements, and one of stride 0 in a dimension.
+  for (const auto& [name, call] : every_rank2_entry_point<TypeParam>(c, c, rank2<TypeParam>(parent, 0, 10, 10, 2, 1))) {
+    const std::string message = rejection(call);
+    EXPECT_NE(message.find("maps several indices to one element"), std::string::npos) << name << ": " << message;
+  }
+  for (const auto& [name, call] : every_rank2_entry_point<TypeParam>(c, c, rank2<TypeParam>(parent, 0, 10, 10, 0, 1))) {
+    const std::string message = rejection(call);
+    EXPECT_NE(message.find("stride 0 in dimension 0"), std::string::npos) << name << ": " << message;
+  }
+}
+
 }  // namespace
 }  // namespace kstream::test

@@ -283,10 +283,10 @@ TEST(ShortCalls, OwnRegionHandsEveryThreadTheWholeFunctor) {
   // What add, fma and a strided fma hand over on a host: as words.
   using impl::Strategy;
   EXPECT_TRUE((impl::crosses_as_words<
-               impl::TiledFunctor<Kokkos::OpenMP, Strategy::packed, 4, 1, impl::Plus, float, float, float>>));
-  EXPECT_TRUE((impl::crosses_as_words<impl::TiledFunctor<Kokkos::OpenMP, Strategy::packed, 2, 1, impl::FusedMultiplyAdd,
-                                                         double, double, double, double>>));
-  EXPECT_TRUE((impl::crosses_as_words<impl::TiledFunctor<Kokkos::OpenMP, Strategy::strided, 1, 1,
+               impl::TiledFunctor<Kokkos::OpenMP, Strategy::packed, 4, 1, false, impl::Plus, float, float, float>>));
+  EXPECT_TRUE((impl::crosses_as_words<impl::TiledFunctor<Kokkos::OpenMP, Strategy::packed, 2, 1, false,
+                                                         impl::FusedMultiplyAdd, double, double, double, double>>));
+  EXPECT_TRUE((impl::crosses_as_words<impl::TiledFunctor<Kokkos::OpenMP, Strategy::strided, 1, 1, false,
                                                          impl::FusedMultiplyAdd, float, float, float, float>>));
 }
 #endif
@@ -295,12 +295,13 @@ TEST(ShortCalls, OwnRegionHandsEveryThreadTheWholeFunctor) {
 #if defined(KOKKOS_ENABLE_CUDA)
 TEST(DeviceKernel, AddAndFmaFunctorsFitTheParametersFirstLine) {
   using impl::Strategy;
-  EXPECT_EQ(sizeof(impl::TiledFunctor<Kokkos::Cuda, Strategy::packed, 4, 1, impl::Plus, float, float, float>), 40u);
-  EXPECT_EQ(sizeof(impl::TiledFunctor<Kokkos::Cuda, Strategy::packed, 2, 1, impl::FusedMultiplyAdd, double, double,
-                                      double, double>),
+  EXPECT_EQ(sizeof(impl::TiledFunctor<Kokkos::Cuda, Strategy::packed, 4, 1, false, impl::Plus, float, float, float>),
+            40u);
+  EXPECT_EQ(sizeof(impl::TiledFunctor<Kokkos::Cuda, Strategy::packed, 2, 1, false, impl::FusedMultiplyAdd, double,
+                                      double, double, double>),
             48u);
-  EXPECT_EQ(sizeof(impl::TiledFunctor<Kokkos::Cuda, Strategy::contiguous, 1, 4, impl::FusedMultiplyAdd, float, float,
-                                      float, float>),
+  EXPECT_EQ(sizeof(impl::TiledFunctor<Kokkos::Cuda, Strategy::contiguous, 1, 4, false, impl::FusedMultiplyAdd, float,
+                                      float, float, float>),
             48u);
   EXPECT_EQ(sizeof(impl::ElementsFunctor<impl::FusedMultiplyAdd, float, float, float, float>), 48u);
 }

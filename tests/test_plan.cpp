@@ -2,6 +2,7 @@
 // any build. Plain facts in, plain numbers out: no kernel runs here.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <climits>
 #include <cstdint>
 #include <kstream/impl/plan.hpp>
@@ -13,7 +14,7 @@
 namespace kstream::test {
 namespace {
 
-using impl::OperandFacts;
+using impl::Operand;
 using impl::Plan;
 using impl::Strategy;
 
@@ -21,15 +22,15 @@ constexpr std::int64_t h200_cache = std::int64_t(50) << 20;
 constexpr TileShape device_default{256, 1, 1};
 constexpr TileShape host_default{1, 4, 256};
 
-/// An operand of `bytes`-byte elements at `offset` elements past a 16-byte boundary.
-OperandFacts at(int bytes, std::int64_t offset = 0, std::int64_t stride = 1) {
-  return {std::uintptr_t(1) << 20 | std::uintptr_t(offset * bytes), stride, bytes};
+/// A rank-1 operand of `bytes`-byte elements at `offset` elements past a 16-byte boundary (its extent: the call's n).
+Operand at(int bytes, std::int64_t offset = 0, std::int64_t stride = 1) {
+  return impl::flat_operand(std::uintptr_t(1) << 20 | std::uintptr_t(offset * bytes), bytes, 0, stride);
 }
 
 struct Call {
   std::int64_t n;
-  OperandFacts out;
-  std::vector<OperandFacts> ins;
+  Operand out;
+  std::vector<Operand> ins;
   bool device = true;
   TileShape shape = device_default;
   int threads = 16;
@@ -46,9 +47,11 @@ struct Call {
     c.cache_bytes = device ? h200_cache : 0;
     c.shape = shape;
     c.default_shape = shape == (device ? device_default : host_default);
-    c.n = n;
     c.out = out;
-    c.ins = ins.data();
+    c.out.extents[0] = n;
+    std::vector<Operand> sized = ins;
+    for (Operand& o : sized) o.extents[0] = n;
+    c.ins = sized.data();
     c.inputs = int(ins.size());
     return impl::plan(c);
   }
@@ -120,7 +123,7 @@ TEST(Plan, UnequallyAligned16BitViewsShiftPacksOnDevicesOnly) {
   host.shape = host_default;
   EXPECT_EQ(strategy_of(host), "contiguous");
   EXPECT_EQ(strategy_of({.n = 1000, .out = at(4, 3), .ins = {at(4, 1), at(4, 2)}}), "contiguous") << "floats";
-  EXPECT_EQ(strategy_of({.n = 1000, .out = at(2, 3), .ins = std::vector<OperandFacts>(9, at(2, 1))}), "contiguous")
+  EXPECT_EQ(strategy_of({.n = 1000, .out = at(2, 3), .ins = std::vector<Operand>(9, at(2, 1))}), "contiguous")
       << "more inputs than a shifted plan holds";
   EXPECT_EQ(strategy_of({.n = 9, .out = at(2, 3), .ins = {at(2, 1), at(2, 2)}}), "contiguous") << "too short";
 }
@@ -260,6 +263,135 @@ TEST(Plan, EveryShiftedPackStaysInsideItsView) {
     }
   }
   EXPECT_GT(with_body, 20000);  // most cases past a few packs run the shifted body
+}
+
+// ---- several dimensions ----
+
+/// A rank-R operand of `bytes`-byte elements: extents, strides (elements) and an offset (elements) past a 16-byte
+/// boundary.
+template <std::size_t R>
+Operand tensor(int bytes, const std::array<std::int64_t, R>& extents, const std::array<std::int64_t, R>& strides,
+               std::int64_t offset = 0) {
+  Operand o;
+  o.address = (std::uintptr_t(1) << 30) + std::uintptr_t(offset * bytes);
+  o.element_bytes = bytes;
+  o.rank = int(R);
+  for (std::size_t r = 0; r < R; ++r) {
+    o.extents[r] = extents[r];
+    o.strides[r] = strides[r];
+  }
+  return o;
+}
+
+impl::Plan plan_nd(const Operand& out, const std::vector<Operand>& ins, bool device = true,
+                   TileShape shape = device_default) {
+  impl::CallFacts c;
+  c.label = "test";
+  c.device = device;
+  c.threads = 16;
+  c.cache_bytes = device ? h200_cache : 0;
+  c.shape = shape;
+  c.default_shape = shape == (device ? device_default : host_default);
+  c.out = out;
+  c.ins = ins.data();
+  c.inputs = int(ins.size());
+  return impl::plan(c);
+}
+
+TEST(Normalize, WholeViewsOfEveryLayoutBecomeOneDimension) {
+  const std::array<std::int64_t, 3> e{4, 5, 6};
+  const Operand right = tensor<3>(4, e, {30, 6, 1}), left = tensor<3>(4, e, {1, 4, 20});
+  for (const Operand& o : {right, left}) {
+    const impl::Geometry g = impl::normalize(o, &o, 1);
+    EXPECT_EQ(g.dims, 1);
+    EXPECT_EQ(g.extents[0], 120);
+    EXPECT_EQ(g.stride(o, 0), 1);
+  }
+  // Extent-1 dimensions go, whatever their strides; a padded layout keeps its rows.
+  const Operand padded = tensor<4>(4, {4, 1, 5, 6}, {40, 7, 8, 1});
+  const impl::Geometry g = impl::normalize(padded, nullptr, 0);
+  ASSERT_EQ(g.dims, 2);
+  EXPECT_EQ(g.extents[0], 6);
+  EXPECT_EQ(g.extents[1], 20);  // 4 x 5 rows, 8 elements apart
+  EXPECT_EQ(g.stride(padded, 1), 8);
+  // LayoutRight and LayoutLeft operands of one call do not merge: the output's order, innermost first.
+  const impl::Geometry mixed = impl::normalize(right, &left, 1);
+  ASSERT_EQ(mixed.dims, 3);
+  EXPECT_EQ(mixed.axes[0], 2);
+  EXPECT_EQ(mixed.axes[2], 0);
+  // Empty views: one empty dimension; all extents 1: a single element.
+  EXPECT_EQ(impl::normalize(tensor<2>(4, {3, 0}, {1, 3}), nullptr, 0).size(), 0);
+  EXPECT_EQ(impl::normalize(tensor<3>(4, {1, 1, 1}, {9, 3, 1}), nullptr, 0).dims, 0);
+}
+
+TEST(Plan, InteriorsRunAsPackedRowsOnDevices) {
+  // The interior (1..510)^3 of a 512^3 LayoutRight float field: rows of 510 floats, each 4 bytes past a pack
+  // boundary (the pitch is 2048 bytes): packed rows with 3 head and 3 tail scalars and 126 packs.
+  const std::array<std::int64_t, 3> e{510, 510, 510}, s{512 * 512, 512, 1};
+  const std::int64_t first = 512 * 512 + 512 + 1;
+  const Operand out = tensor<3>(4, e, s, first), x = tensor<3>(4, e, s, first), y = tensor<3>(4, e, s, first);
+  const Plan p = plan_nd(out, {x, y});
+  EXPECT_EQ(impl::plan_name(p), "packed rows");
+  EXPECT_EQ(p.rows, 510 * 510);
+  EXPECT_EQ(p.head, 3);
+  EXPECT_EQ(p.body_items, 126);
+  EXPECT_EQ(p.tail, 3);
+  EXPECT_EQ(p.team_size, 128) << "a team no larger than its row";
+  EXPECT_EQ(p.league, 510 * 510);
+  // Rows at different offsets from a pack boundary (a pitch of 513 floats): single elements.
+  const std::array<std::int64_t, 3> odd{513 * 513, 513, 1};
+  const Plan q = plan_nd(tensor<3>(4, e, odd, 1), {tensor<3>(4, e, odd, 1), tensor<3>(4, e, odd, 1)});
+  EXPECT_EQ(impl::plan_name(q), "contiguous rows");
+  EXPECT_EQ(q.team_size, 128);  // 510 floats, four per thread
+  // Short rows run general, as do transposes and strided rows; a count past 2^31 takes 64-bit index math.
+  const std::array<std::int64_t, 3> small{100, 100, 100};
+  const Operand short_rows = tensor<3>(4, small, {102 * 102, 102, 1}, 1);
+  EXPECT_EQ(impl::plan_name(plan_nd(short_rows, {short_rows})), "general");
+  const Operand left = tensor<3>(4, small, {1, 100, 10000});
+  const Plan t = plan_nd(tensor<3>(4, small, {10000, 100, 1}), {left});
+  EXPECT_EQ(impl::plan_name(t), "general");
+  EXPECT_FALSE(t.wide_indices);
+  EXPECT_EQ(t.league, 1000000);
+  const std::array<std::int64_t, 2> big{50000, 50000};
+  EXPECT_TRUE(plan_nd(tensor<2>(4, big, {50000, 1}), {tensor<2>(4, big, {1, 50000})}).wide_indices);
+  // Whole views of any rank take the one-dimension table.
+  EXPECT_EQ(impl::plan_name(plan_nd(tensor<3>(4, small, {10000, 100, 1}), {tensor<3>(4, small, {10000, 100, 1})})),
+            "packed");
+}
+
+TEST(Plan, HostCallsOfSeveralDimensionsWalkTilesOfTheFlattenedIndex) {
+  const std::array<std::int64_t, 3> e{6, 7, 130}, s{9 * 140, 140, 1};
+  const Operand a = tensor<3>(8, e, s, 3);
+  Plan p = plan_nd(a, {a, a}, false, host_default);
+  EXPECT_EQ(impl::plan_name(p), "contiguous rows");
+  EXPECT_EQ(p.rows, 42);
+  EXPECT_EQ(p.league, 16);
+  EXPECT_GE(std::int64_t(p.chunks_per_thread) * p.league, 6 * 7 * 130);
+  const Operand left = tensor<3>(8, e, {1, 6, 42});
+  EXPECT_EQ(impl::plan_name(plan_nd(a, {left}, false, host_default)), "general");
+  p = plan_nd(a, {a}, false, TileShape{1, 2, 8});  // an explicit shape: tiles of 16 packs' worth of elements
+  EXPECT_EQ(p.chunks_per_thread, 32);
+}
+
+TEST(Plan, ReductionsReadPacksWhereEveryRowStartsAligned) {
+  const std::array<std::int64_t, 2> e{100, 64};
+  const Operand aligned[] = {tensor<2>(4, e, {68, 1}), tensor<2>(4, e, {68, 1}, 4)};
+  impl::ReducePlan r = impl::plan_reduction(aligned, 2);
+  EXPECT_EQ(r.width, 4);
+  EXPECT_EQ(r.rows, 100);
+  EXPECT_EQ(r.row_length, 64);
+  const Operand pitch_65[] = {tensor<2>(4, e, {65, 1}), tensor<2>(4, e, {65, 1})};
+  EXPECT_EQ(impl::plan_reduction(pitch_65, 2).width, 1);
+  const Operand offset[] = {tensor<2>(4, e, {68, 1}, 1), tensor<2>(4, e, {68, 1}, 1)};
+  EXPECT_EQ(impl::plan_reduction(offset, 2).width, 1);
+  const Operand whole[] = {tensor<2>(8, e, {1, 100}), tensor<2>(8, e, {1, 100})};
+  r = impl::plan_reduction(whole, 2);
+  EXPECT_EQ(r.rows, 1);
+  EXPECT_EQ(r.width, 2);
+  // The fused form orders by its output, the last operand.
+  const Operand fused[] = {tensor<2>(8, e, {64, 1}), tensor<2>(8, e, {1, 100})};
+  EXPECT_EQ(impl::plan_reduction(fused, 2, 1).geometry.axes[0], 0);
+  EXPECT_EQ(impl::plan_reduction(fused, 2, 0).geometry.axes[0], 1);
 }
 
 }  // namespace

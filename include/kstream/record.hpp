@@ -82,7 +82,7 @@ class Recorder {
   }
 
   template <class OutView, class Op, class Result, class Reducer, class ReduceOp, class... Views>
-    requires(impl::rank1_view<OutView> && impl::rank0_view<Result>)
+    requires(impl::ranked_view<OutView> && impl::rank0_view<Result>)
   void transform_reduce(const OutView& out, const Op& op, const Result& result, const Reducer& reduce,
                         const ReduceOp& reduce_op, const Views&... views) {
     impl::fused_transform_reduce_to(sink(), ExecSpace(), out, op, result, reduce, reduce_op, views...);

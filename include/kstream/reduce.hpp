@@ -14,14 +14,18 @@
 // depends only on n and the device and the partial results combine in a fixed order (no floating-point atomics),
 // so the same call gives the same bits on every run. Reducers: kstream::Sum, Max, Min (these two propagate NaN), or
 // your own: a copyable type with KOKKOS_INLINE_FUNCTION `template <class A> A identity() const` and an associative
-// `A operator()(A, A) const`. Views: rank 1, any layout; contiguous 16-byte-aligned views of one element size are
-// read in 16-byte packs. Errors: std::invalid_argument naming the views for an extent mismatch (the fused form
-// also checks its output as kstream::transform does); a result that is not a rank-0 view fails to compile.
+// `A operator()(A, A) const`. Views: rank 1 to 8, all of one rank, any layout; the elements are visited in the
+// order of the first view's strides (the output's in the fused form), row by row, read in 16-byte packs where
+// every view is contiguous along its rows, 16-byte aligned at every row start and of one element size. Errors:
+// std::invalid_argument naming the views (and the dimension) for an extent mismatch (the fused form also checks
+// its output as kstream::transform does); a result that is not a rank-0 view, or views of different ranks, fail
+// to compile.
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 #include <kstream/impl/checks.hpp>
 #include <kstream/impl/reduce_kernel.hpp>
 #include <string>
+#include <tuple>
 #include <type_traits>
 
 namespace kstream {
@@ -75,10 +79,11 @@ struct DotProduct {
   }
 };
 
-/// The inputs of a reduction all have the first one's extent.
+/// The inputs of a reduction all have the first one's extents (and rank).
 template <class View, class... Views>
 void check_reduce_inputs([[maybe_unused]] const char* op, [[maybe_unused]] Names names, const View& first,
                          const Views&... rest) {
+  static_check_same_rank<View, Views...>();
   [[maybe_unused]] std::size_t position = 0;
   (check_extent(op, names, ++position, rest, 0, first), ...);
 }
@@ -91,27 +96,28 @@ constexpr void static_check_result() {
                 "kstream: the result view's memory space is not accessible from the execution space");
 }
 
-/// Whether every operand can be read (and written) in 16-byte packs of W elements.
-template <int W, class... Operands>
-bool packable(const Operands&... ops) {
-  auto fits = [](const auto& o) {
-    using T = std::remove_cv_t<std::remove_pointer_t<std::remove_cvref_t<decltype(o.data)>>>;
-    return sizeof(T) * W == pack_bytes && (o.stride == 1 || o.extent <= 1) &&
-           reinterpret_cast<std::uintptr_t>(o.data) % pack_bytes == 0;
-  };
-  return (fits(ops) && ...);
+/// An operand along the rows of a reduction plan (its stride along the innermost dimension).
+template <class T, class View>
+Strided<T> strided_along(const ReducePlan& rp, const View& v) {
+  return {v.data(), rp.geometry.dims == 0 ? 1 : std::int64_t(v.stride(rp.geometry.axes[0]))};
 }
 
-/// Runs the tiles of `step` through `sink` into `result`: a rank-0 view of any type (the accumulated value
-/// converted once), or (run now only) an Acc* on the host.
-template <class Acc, class Sink, class ExecSpace, class Reducer, class Step, class Result, class... Operands>
-void run_reduce(const Sink& sink, const char* label, const ExecSpace& exec, const Reducer& r, const Step& step,
-                std::int64_t n, const Result& result, const Operands&... ops) {
-  // Packs need one element size for every operand (packable checks it): the last operand's sets the width.
-  using Element = std::remove_cv_t<std::remove_pointer_t<std::remove_cvref_t<decltype((ops.data, ...))>>>;
-  constexpr int W = elements_per_pack(int(sizeof(Element)));
-  const bool packed = W > 1 && packable<W>(ops...);
-  reduce_tiles<ExecSpace, Acc, W>(sink, label, exec, r, step, n, packed, result);
+/// Plans the reduction over `views` (the step's operands: inputs, then a fused output; views[orders] orders the
+/// dimensions), builds the step with make_step(plan) and runs its tiles through `sink` into `result`.
+template <class Acc, class Sink, class ExecSpace, class Reducer, class MakeStep, class Result, class... Views>
+void run_reduce(const Sink& sink, const char* label, const ExecSpace& exec, const Reducer& r, const MakeStep& make_step,
+                const Result& result, int orders, const Views&... views) {
+  const Operand operands[] = {operand_of(views)...};
+  constexpr int count = int(sizeof...(Views));
+  const Operand* pointers[count];
+  for (int k = 0; k < count; ++k) pointers[k] = &operands[k];
+  const ReducePlan rp = plan_reduction(operands, count, orders);
+  const auto step = make_step(rp);
+  static_assert(decltype(step)::operands == count, "every operand of the step is planned");
+  // Packs need one element size for every operand (the plan checks it): the first view's sets the width.
+  using Element = std::remove_cv_t<typename std::tuple_element_t<0, std::tuple<Views...>>::value_type>;
+  reduce_tiles<ExecSpace, Acc, elements_per_pack(int(sizeof(Element)))>(sink, label, exec, r, step, rp, pointers,
+                                                                        result);
 }
 
 /// The identity operation (a plain transform-reduce reduces op's value itself).
@@ -125,7 +131,7 @@ struct Unused {
 template <class V>
 concept rank0_view = (Kokkos::is_view<V>::value && V::rank() == 0);
 template <class V>
-concept rank1_view = (Kokkos::is_view<V>::value && V::rank() == 1);
+concept ranked_view = (Kokkos::is_view<V>::value && V::rank() >= 1);
 
 inline constexpr const char* input_names[] = {"input 0", "input 1", "input 2", "input 3",
                                               "input 4", "input 5", "input 6", "input 7"};
@@ -140,10 +146,13 @@ void transform_reduce_to(const Sink& sink, const ExecSpace& exec, const Result& 
   check_reduce_inputs("kstream::transform_reduce", input_names, views...);
   using Value = decltype(op(std::declval<typename Views::value_type>()...));
   using Acc = accumulator_t<Value>;
-  const std::int64_t n = std::int64_t((views.extent(0), ...));
-  const ReduceStep<Op, Unused, NoOutput, typename Views::non_const_value_type...> step(op, Unused{}, NoOutput{},
-                                                                                       input_of(views)...);
-  run_reduce<Acc>(sink, "kstream::transform_reduce[tiled]", exec, reduce, step, n, result, input_of(views)...);
+  run_reduce<Acc>(
+      sink, "kstream::transform_reduce[tiled]", exec, reduce,
+      [&](const ReducePlan& rp) {
+        return ReduceStep<Op, Unused, NoOutput, typename Views::non_const_value_type...>(
+            op, Unused{}, NoOutput{}, strided_along<const typename Views::value_type>(rp, views)...);
+      },
+      result, 0, views...);
 }
 
 /// The fused form's checks and tiles.
@@ -152,18 +161,22 @@ template <class Sink, class ExecSpace, class OutView, class Op, class Result, cl
 void fused_transform_reduce_to(const Sink& sink, const ExecSpace& exec, const OutView& out, const Op& op,
                                const Result& result, const Reducer& reduce, const ReduceOp& reduce_op,
                                const Views&... views) {
-  static_assert(sizeof...(Views) >= 1, "kstream::transform_reduce: give at least one input view");
+  static_assert(sizeof...(Views) >= 1 && sizeof...(Views) <= 8, "kstream::transform_reduce: give 1 to 8 input views");
   static_check_views<ExecSpace, OutView, Views...>();
   static_check_result<ExecSpace, Result>();
   check_arguments("kstream::transform_reduce", nullptr, out, views...);
   using Value =
       decltype(reduce_op(std::declval<typename OutView::value_type>(), std::declval<typename Views::value_type>()...));
   using Acc = accumulator_t<Value>;
-  const auto target = operand_of(out);
-  const ReduceStep<Op, ReduceOp, decltype(target), typename Views::non_const_value_type...> step(op, reduce_op, target,
-                                                                                                 input_of(views)...);
-  run_reduce<Acc>(sink, "kstream::transform_reduce[fused]", exec, reduce, step, std::int64_t(out.extent(0)), result,
-                  input_of(views)..., target);
+  // The output orders the dimensions (as for kstream::transform); it is the step's last operand.
+  run_reduce<Acc>(
+      sink, "kstream::transform_reduce[fused]", exec, reduce,
+      [&](const ReducePlan& rp) {
+        return ReduceStep<Op, ReduceOp, Strided<typename OutView::value_type>, typename Views::non_const_value_type...>(
+            op, reduce_op, strided_along<typename OutView::value_type>(rp, out),
+            strided_along<const typename Views::value_type>(rp, views)...);
+      },
+      result, int(sizeof...(Views)), views..., out);
 }
 }  // namespace impl
 
@@ -177,7 +190,7 @@ void transform_reduce(const ExecSpace& exec, const Result& result, const Reducer
 
 /// One pass: out(i) = op(views(i)...), and reduce over i of reduce_op(out(i), views(i)...) into `result`.
 template <class ExecSpace, class OutView, class Op, class Result, class Reducer, class ReduceOp, class... Views>
-  requires Kokkos::is_execution_space<ExecSpace>::value && impl::rank1_view<OutView> && impl::rank0_view<Result>
+  requires Kokkos::is_execution_space<ExecSpace>::value && impl::ranked_view<OutView> && impl::rank0_view<Result>
 void transform_reduce(const ExecSpace& exec, const OutView& out, const Op& op, const Result& result,
                       const Reducer& reduce, const ReduceOp& reduce_op, const Views&... views) {
   impl::fused_transform_reduce_to(impl::LaunchNow{}, exec, out, op, result, reduce, reduce_op, views...);
@@ -196,10 +209,13 @@ void dot_to(const Sink& sink, const ExecSpace& exec, const XView& x, const YView
   check_reduce_inputs("kstream::dot", names, x, y);
   using T = typename XView::non_const_value_type;
   using Acc = accumulator_t<T>;
-  const ReduceStep<DotProduct<Acc>, Unused, NoOutput, T, T> step(DotProduct<Acc>{}, Unused{}, NoOutput{}, input_of(x),
-                                                                 input_of(y));
-  run_reduce<Acc>(sink, "kstream::dot[tiled]", exec, Sum{}, step, std::int64_t(x.extent(0)), result, input_of(x),
-                  input_of(y));
+  run_reduce<Acc>(
+      sink, "kstream::dot[tiled]", exec, Sum{},
+      [&](const ReducePlan& rp) {
+        return ReduceStep<DotProduct<Acc>, Unused, NoOutput, T, T>(
+            DotProduct<Acc>{}, Unused{}, NoOutput{}, strided_along<const T>(rp, x), strided_along<const T>(rp, y));
+      },
+      result, 0, x, y);
 }
 }  // namespace impl
 

@@ -1,7 +1,8 @@
 #pragma once
-// add and fma of float, double and (where Kokkos has them) half_t and bhalf_t, run now or recorded, on every
-// backend this Kokkos enables: compiled once in the kstream library (src/instantiate.cpp.in, one file per
-// backend and type), so the programs that call them link those kernels instead of compiling them again.
+// add and fma of float, double and (where Kokkos has them) half_t and bhalf_t, one dimension (rank 1, or views
+// that normalize to one), run now or recorded, on every backend this Kokkos enables: compiled once in the kstream
+// library (src/instantiate.cpp.in, one file per backend and type), so the programs that call them link those
+// kernels instead of compiling them again.
 // Any other call (a transform's own operation, other types) is compiled where it is made, as any template.
 #include <Kokkos_Core.hpp>
 #include <kstream/impl/elementwise_ops.hpp>
@@ -9,13 +10,12 @@
 // The add and fma kernels of one space and element type, with sink SINK; PREFIX is `extern` (declaration) or empty
 // (definition).
 #define KSTREAM_ELEMENTWISE_OPS(PREFIX, SINK, SPACE, T)                                                          \
-  PREFIX template void kstream::impl::run_elementwise<SINK, SPACE, kstream::impl::Plus, T, T, T>(                \
-      const SINK&, const char*, const SPACE&, const kstream::TileShape&, const kstream::impl::Plus&,             \
-      kstream::impl::Operand<T>, kstream::impl::Operand<const T>, kstream::impl::Operand<const T>);              \
-  PREFIX template void kstream::impl::run_elementwise<SINK, SPACE, kstream::impl::FusedMultiplyAdd, T, T, T, T>( \
-      const SINK&, const char*, const SPACE&, const kstream::TileShape&, const kstream::impl::FusedMultiplyAdd&, \
-      kstream::impl::Operand<T>, kstream::impl::Operand<const T>, kstream::impl::Operand<const T>,               \
-      kstream::impl::Operand<const T>);
+  PREFIX template void kstream::impl::launch_flat<SINK, SPACE, kstream::impl::Plus, T, T, T>(                    \
+      const SINK&, const char*, const SPACE&, const kstream::TileShape&, const kstream::impl::Plan&,             \
+      const kstream::impl::Plus&, const kstream::impl::Operand&, const kstream::impl::Operand*);                 \
+  PREFIX template void kstream::impl::launch_flat<SINK, SPACE, kstream::impl::FusedMultiplyAdd, T, T, T, T>(     \
+      const SINK&, const char*, const SPACE&, const kstream::TileShape&, const kstream::impl::Plan&,             \
+      const kstream::impl::FusedMultiplyAdd&, const kstream::impl::Operand&, const kstream::impl::Operand*);
 
 #define KSTREAM_INSTANTIATE(PREFIX, SPACE, T)                         \
   KSTREAM_ELEMENTWISE_OPS(PREFIX, kstream::impl::LaunchNow, SPACE, T) \

@@ -1,19 +1,25 @@
 #pragma once
-// One elementwise call from views to a kernel: the views become plain operands (pointer, extent, stride), so
-// every layout of one element type shares one set of kernels; plan() (src/plan.cpp) picks the strategy; the
-// kernel goes to a sink, which runs it now (LaunchNow) or appends it to a graph (AppendToGraph, kstream::record).
+// One elementwise call from views to a kernel: the views become plain operand descriptions (kstream/impl/
+// operand.hpp), so every layout and rank of one element type shares one set of kernels; plan() (src/plan.cpp)
+// picks the strategy; the kernel goes to a sink, which runs it now (LaunchNow) or appends it to a graph
+// (AppendToGraph, kstream::record).
 //
-//   device  TeamPolicy, one team per tile (elements: a RangePolicy of one element per index)
-//   host    RangePolicy of tiles, each one thread's loop; a short OpenMP call runs on the calling thread, and on
-//           Kokkos' default OpenMP instance kstream opens the region itself (a mid-small call on fewer threads)
+//   one dimension     launch_flat: TeamPolicy, one team per tile (elements: a RangePolicy of one element per
+//                     index); hosts: a RangePolicy of tiles, each one thread's loop; a short OpenMP call runs on
+//                     the calling thread, and on Kokkos' default OpenMP instance kstream opens the region itself
+//   several           launch_ranked: device rows (TiledFunctor<Rows>) or general; hosts: tiles walked row by row
 //
-// The common calls (add and fma of float, double and the 16-bit types, on every enabled backend, run now or
-// recorded) are compiled once in the kstream library (src/instantiate.cpp.in); instantiations.hpp declares them.
+// Views of rank 1 compile launch_flat alone; views of higher rank add launch_ranked (its kernels do not depend
+// on the rank). The common calls (add and fma of float, double and the 16-bit types, on every enabled backend,
+// one dimension, run now or recorded) are compiled once in the kstream library (src/instantiate.cpp.in);
+// instantiations.hpp declares them.
 #include <Kokkos_Core.hpp>
 #include <Kokkos_Graph.hpp>
 #include <any>
 #include <cstdint>
+#include <kstream/impl/general_functors.hpp>
 #include <kstream/impl/host_region.hpp>
+#include <kstream/impl/operand.hpp>
 #include <kstream/impl/plan.hpp>
 #include <kstream/impl/slots.hpp>
 #include <kstream/impl/tiled_functor.hpp>
@@ -24,26 +30,6 @@
 #include <vector>
 
 namespace kstream::impl {
-
-/// A rank-1 operand as the kernels see it.
-template <class T>
-struct Operand {
-  T* data;
-  std::int64_t extent;
-  std::int64_t stride;  // in elements
-};
-
-template <class View>
-Operand<typename View::value_type> operand_of(const View& v) {
-  return {v.data(), std::int64_t(v.extent(0)), std::int64_t(v.stride(0))};
-}
-
-/// An input view as the kernels read it (its elements const).
-template <class View>
-Operand<const typename View::value_type> input_of(const View& v) {
-  const auto operand = operand_of(v);
-  return {operand.data, operand.extent, operand.stride};
-}
 
 /// Runs the kernel now.
 struct LaunchNow {
@@ -97,16 +83,10 @@ std::int64_t device_cache_bytes([[maybe_unused]] const ExecSpace& exec) {
   return 0;
 }
 
-template <class T>
-OperandFacts facts_of(const Operand<T>& v) {
-  return {reinterpret_cast<std::uintptr_t>(v.data), v.stride, int(sizeof(T))};
-}
-
 /// The plan of a call on exec; `now`: run now (a short OpenMP call may then run on the calling thread).
-template <class ExecSpace, class OutT, class... InTs>
+template <class ExecSpace>
 Plan plan_on(const char* label, const ExecSpace& exec, const TileShape& shape, [[maybe_unused]] bool now,
-             const Operand<OutT>& out, const Operand<InTs>&... ins) {
-  const OperandFacts in_facts[] = {facts_of(ins)...};
+             const Operand& out, const Operand* ins, int inputs) {
   CallFacts call;
   call.label = label;
   call.device = is_device_execution_space_v<ExecSpace>;
@@ -118,17 +98,29 @@ Plan plan_on(const char* label, const ExecSpace& exec, const TileShape& shape, [
   call.cache_bytes = device_cache_bytes(exec);
   call.shape = shape;
   call.default_shape = shape == default_tile_shape<ExecSpace>();
-  call.n = out.extent;
-  call.out = facts_of(out);
-  call.ins = in_facts;
-  call.inputs = int(sizeof...(InTs));
+  call.out = out;
+  call.ins = ins;
+  call.inputs = inputs;
   return plan(call);
 }
 
 /// The plan kstream makes for a call on these views (tests and the benchmark's counters).
 template <class ExecSpace, class OutView, class... InViews>
 Plan plan_of(const ExecSpace& exec, const TileShape& shape, const OutView& out, const InViews&... ins) {
-  return plan_on("kstream", exec, shape, true, operand_of(out), operand_of(ins)...);
+  const Operand in_operands[] = {operand_of(ins)...};
+  return plan_on("kstream", exec, shape, true, operand_of(out), in_operands, int(sizeof...(InViews)));
+}
+
+/// An operand's stride along a plan of one dimension.
+inline std::int64_t flat_stride(const Plan& p, const Operand& o) {
+  return p.geometry.dims == 0 ? 1 : o.strides[p.geometry.axes[0]];
+}
+
+/// The first element of each operand, typed.
+template <class OutT, class... InTs, std::size_t... Is>
+Bases<std::index_sequence_for<InTs...>, OutT, InTs...> bases_of(const Operand& out, const Operand* ins,
+                                                                std::index_sequence<Is...>) {
+  return {out.data<OutT>(), {{ins[Is].data<const InTs>()}...}};
 }
 
 /// Runs `body()` as one kernel for Kokkos Tools (a profiler sees its label and space as for parallel_for).
@@ -163,18 +155,28 @@ void check_team_size(const char* label, const ExecSpace& exec, const TileShape& 
                                 " exceeds this execution space's maximum of " + std::to_string(most));
 }
 
-template <class ExecSpace, Strategy Mode, int Width, int Items, class Sink, class Op, class OutT, class... InTs>
+template <class ExecSpace, Strategy Mode, int Width, int Items, bool Rows, class Sink, class Op, class OutT,
+          class... InTs>
 void launch_tiles(const Sink& sink, const char* label, const ExecSpace& exec, const TileShape& shape, const Plan& p,
-                  const Op& op, const Operand<OutT>& out, const Operand<const InTs>&... ins) {
+                  const Op& op, const Operand& out, const Operand* ins) {
   constexpr bool device = is_device_execution_space_v<ExecSpace>;
-  TiledFunctor<ExecSpace, Mode, Width, device ? Items : 1, Op, OutT, InTs...> functor(out.data, {{ins.data}...}, p, op);
+  using Seq = std::index_sequence_for<InTs...>;
+  const auto at = bases_of<OutT, InTs...>(out, ins, Seq{});
+  TiledFunctor<ExecSpace, Mode, Width, device ? Items : 1, Rows, Op, OutT, InTs...> functor(at.out, at.in, p, op);
   if constexpr (Mode == Strategy::strided) {
-    functor.out_stride = out.stride;
-    const std::int64_t strides[] = {ins.stride...};
-    for (std::size_t k = 0; k < sizeof...(InTs); ++k) functor.in_strides[k] = strides[k];
+    functor.out_stride = flat_stride(p, out);
+    for (std::size_t k = 0; k < sizeof...(InTs); ++k) functor.in_strides[k] = flat_stride(p, ins[k]);
   }
   if constexpr (Mode == Strategy::shifted) {
     for (std::size_t k = 0; k < sizeof...(InTs); ++k) functor.shift[k] = p.shifts[k];
+  }
+  if constexpr (Rows) {
+    constexpr int K = 1 + int(sizeof...(InTs));
+    const Operand* operands[K];
+    operands[0] = &out;
+    for (int k = 1; k < K; ++k) operands[k] = &ins[k - 1];
+    functor.segments = FastDivider(std::uint32_t(p.league / p.rows));
+    functor.starts = RowStarts<K>(p.geometry, operands, 1);
   }
   if constexpr (!device) functor.streaming_stores = p.streaming_stores;
   if (shape != default_tile_shape<ExecSpace>()) check_team_size(label, exec, shape, functor);
@@ -185,9 +187,10 @@ void launch_tiles(const Sink& sink, const char* label, const ExecSpace& exec, co
     if constexpr (Mode == Strategy::shifted && sizeof...(InTs) <= 2 && std::is_same_v<ExecSpace, Kokkos::Cuda>) {
       constexpr int team = default_tile_shape<ExecSpace>().team_size;
       if (shape == default_tile_shape<ExecSpace>())
-        return sink(label,
-                    Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<team, 2048 / team>>(exec, int(p.league), team),
-                    functor);
+        return sink(
+            label,
+            Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<team, 2048 / team>>(exec, int(p.league), p.team_size),
+            functor);
     }
 #endif
     sink(label, Kokkos::TeamPolicy<ExecSpace>(exec, int(p.league), p.team_size), functor);
@@ -210,22 +213,22 @@ void launch_tiles(const Sink& sink, const char* label, const ExecSpace& exec, co
   }
 }
 
-/// The engine's entry: checks nothing (the callers do), plans, and hands the kernel to `sink`.
+/// A plan of one dimension to its kernel (the callers check and plan; nothing runs for n == 0).
 template <class Sink, class ExecSpace, class Op, class OutT, class... InTs>
-void run_elementwise(const Sink& sink, const char* label, const ExecSpace& exec, const TileShape& shape, const Op& op,
-                     Operand<OutT> out, Operand<const InTs>... ins) {
-  const Plan p = plan_on(label, exec, shape, std::is_same_v<Sink, LaunchNow>, out, ins...);
-  if (out.extent == 0) return;
+void launch_flat(const Sink& sink, const char* label, const ExecSpace& exec, const TileShape& shape, const Plan& p,
+                 const Op& op, const Operand& out, const Operand* ins) {
   constexpr bool device = is_device_execution_space_v<ExecSpace>;
   constexpr int width = ((sizeof(InTs) == sizeof(OutT)) && ...) ? elements_per_pack(sizeof(OutT)) : 1;
   constexpr int elements_in_flight = elements_per_pack(sizeof(OutT));
   switch (p.strategy) {
     case Strategy::elements:
       if constexpr (device) {
-        const std::int32_t in_strides[] = {std::int32_t(ins.stride)...};
+        std::int32_t in_strides[sizeof...(InTs)];
+        for (std::size_t k = 0; k < sizeof...(InTs); ++k) in_strides[k] = std::int32_t(flat_stride(p, ins[k]));
+        const auto at = bases_of<OutT, InTs...>(out, ins, std::index_sequence_for<InTs...>{});
         return sink(
-            label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, out.extent),
-            ElementsFunctor<Op, OutT, InTs...>(out.data, {{ins.data}...}, std::int32_t(out.stride), in_strides, op));
+            label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, p.league),
+            ElementsFunctor<Op, OutT, InTs...>(at.out, at.in, std::int32_t(flat_stride(p, out)), in_strides, op));
       }
       break;
     case Strategy::packed:
@@ -233,39 +236,111 @@ void run_elementwise(const Sink& sink, const char* label, const ExecSpace& exec,
         if constexpr (device) {
           switch (p.items_in_flight) {
             case 2:
-              return launch_tiles<ExecSpace, Strategy::packed, width, 2>(sink, label, exec, shape, p, op, out, ins...);
+              return launch_tiles<ExecSpace, Strategy::packed, width, 2, false, Sink, Op, OutT, InTs...>(
+                  sink, label, exec, shape, p, op, out, ins);
             case 4:
-              return launch_tiles<ExecSpace, Strategy::packed, width, 4>(sink, label, exec, shape, p, op, out, ins...);
+              return launch_tiles<ExecSpace, Strategy::packed, width, 4, false, Sink, Op, OutT, InTs...>(
+                  sink, label, exec, shape, p, op, out, ins);
             case 8:
-              return launch_tiles<ExecSpace, Strategy::packed, width, 8>(sink, label, exec, shape, p, op, out, ins...);
+              return launch_tiles<ExecSpace, Strategy::packed, width, 8, false, Sink, Op, OutT, InTs...>(
+                  sink, label, exec, shape, p, op, out, ins);
             default:
               break;
           }
         }
-        return launch_tiles<ExecSpace, Strategy::packed, width, 1>(sink, label, exec, shape, p, op, out, ins...);
+        return launch_tiles<ExecSpace, Strategy::packed, width, 1, false, Sink, Op, OutT, InTs...>(
+            sink, label, exec, shape, p, op, out, ins);
       }
       break;
     case Strategy::shifted:
       if constexpr (device && width > 1 && sizeof(OutT) < 4 && sizeof...(InTs) <= max_shifted_inputs)
-        return launch_tiles<ExecSpace, Strategy::shifted, width, 1>(sink, label, exec, shape, p, op, out, ins...);
+        return launch_tiles<ExecSpace, Strategy::shifted, width, 1, false, Sink, Op, OutT, InTs...>(
+            sink, label, exec, shape, p, op, out, ins);
       break;
     case Strategy::contiguous:
-      return launch_tiles<ExecSpace, Strategy::contiguous, 1, elements_in_flight>(sink, label, exec, shape, p, op, out,
-                                                                                  ins...);
+      return launch_tiles<ExecSpace, Strategy::contiguous, 1, elements_in_flight, false, Sink, Op, OutT, InTs...>(
+          sink, label, exec, shape, p, op, out, ins);
     case Strategy::strided:
-      return launch_tiles<ExecSpace, Strategy::strided, 1, elements_in_flight>(sink, label, exec, shape, p, op, out,
-                                                                               ins...);
+      return launch_tiles<ExecSpace, Strategy::strided, 1, elements_in_flight, false, Sink, Op, OutT, InTs...>(
+          sink, label, exec, shape, p, op, out, ins);
+    case Strategy::general:
+      break;
   }
-  throw std::logic_error(std::string(label) + ": no kernel for the " + strategy_name(p.strategy) + " strategy");
+  throw std::logic_error(std::string(label) + ": no one-dimension kernel for the " + plan_name(p) + " plan");
 }
 
-/// run_elementwise on views.
+/// A plan of several dimensions to its kernel: device rows (packed rows with one pack in flight per thread and
+/// round, as the other row strategies) or general, host tiles walked row by row.
+template <class Sink, class ExecSpace, class Op, class OutT, class... InTs>
+void launch_ranked(const Sink& sink, const char* label, const ExecSpace& exec, const TileShape& shape, const Plan& p,
+                   const Op& op, const Operand& out, const Operand* ins) {
+  constexpr bool device = is_device_execution_space_v<ExecSpace>;
+  constexpr int width = ((sizeof(InTs) == sizeof(OutT)) && ...) ? elements_per_pack(sizeof(OutT)) : 1;
+  constexpr int K = 1 + int(sizeof...(InTs));
+  const Operand* operands[K];
+  operands[0] = &out;
+  for (int k = 1; k < K; ++k) operands[k] = &ins[k - 1];
+  const auto at = bases_of<OutT, InTs...>(out, ins, std::index_sequence_for<InTs...>{});
+  if constexpr (!device) {
+    const HostWalkFunctor<Op, OutT, InTs...> functor(at, p, Strides<K>(p.geometry, operands), op);
+    if constexpr (std::is_same_v<Sink, LaunchNow>) {
+      if (p.threads == 0)
+        return as_tools_kernel(label, exec, [&] {
+          for (std::int64_t tile = 0; tile < p.league; ++tile) functor(tile);
+        });
+#if defined(KOKKOS_ENABLE_OPENMP)
+      if constexpr (std::is_same_v<ExecSpace, Kokkos::OpenMP>) {
+        if (p.own_region) return as_tools_kernel(label, exec, [&] { run_in_own_region(functor, p.league, p.threads); });
+      }
+#endif
+    }
+    return sink(label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, p.league), functor);
+  } else {
+    switch (p.strategy) {
+      case Strategy::packed:
+        if constexpr (width > 1)
+          return launch_tiles<ExecSpace, Strategy::packed, width, 1, true, Sink, Op, OutT, InTs...>(
+              sink, label, exec, shape, p, op, out, ins);
+        break;
+      case Strategy::shifted:
+        if constexpr (width > 1 && sizeof(OutT) < 4 && sizeof...(InTs) <= max_shifted_inputs)
+          return launch_tiles<ExecSpace, Strategy::shifted, width, 1, true, Sink, Op, OutT, InTs...>(
+              sink, label, exec, shape, p, op, out, ins);
+        break;
+      case Strategy::contiguous:
+        return launch_tiles<ExecSpace, Strategy::contiguous, 1, elements_per_pack(sizeof(OutT)), true, Sink, Op, OutT,
+                            InTs...>(sink, label, exec, shape, p, op, out, ins);
+      case Strategy::general: {
+        const Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>> policy(exec, 0, p.league);
+        if (p.wide_indices)
+          return sink(label, policy,
+                      GeneralFunctor<Strides<K>, Op, OutT, InTs...>{op, at, Strides<K>(p.geometry, operands)});
+        return sink(label, policy,
+                    GeneralFunctor<Coordinates<K, max_rank>, Op, OutT, InTs...>{
+                        op, at, Coordinates<K, max_rank>(p.geometry, operands, 0)});
+      }
+      default:
+        break;
+    }
+  }
+  throw std::logic_error(std::string(label) + ": no kernel for the " + plan_name(p) + " plan");
+}
+
+/// A call on views: plan, then the kernel of the plan's dimensions (the callers check the views).
 template <class Sink, class ExecSpace, class OutView, class Op, class... InViews>
 void run_on_views(const Sink& sink, const char* label, const ExecSpace& exec, const TileShape& shape,
                   const OutView& out, const Op& op, const InViews&... ins) {
   using OutT = typename OutView::value_type;
-  run_elementwise<Sink, ExecSpace, Op, OutT, std::remove_const_t<typename InViews::value_type>...>(
-      sink, label, exec, shape, op, operand_of(out), input_of(ins)...);
+  const Operand target = operand_of(out);
+  const Operand sources[] = {operand_of(ins)...};
+  const Plan p = plan_on(label, exec, shape, std::is_same_v<Sink, LaunchNow>, target, sources, int(sizeof...(InViews)));
+  if (p.league == 0) return;
+  if (OutView::rank() == 1 || p.geometry.dims <= 1)
+    return launch_flat<Sink, ExecSpace, Op, OutT, std::remove_const_t<typename InViews::value_type>...>(
+        sink, label, exec, shape, p, op, target, sources);
+  if constexpr (OutView::rank() > 1)
+    launch_ranked<Sink, ExecSpace, Op, OutT, std::remove_const_t<typename InViews::value_type>...>(
+        sink, label, exec, shape, p, op, target, sources);
 }
 
 }  // namespace kstream::impl

@@ -2,28 +2,10 @@
 // What a thread holds: 16-byte packs of elements, the pair of aligned packs a shifted pack is built from, and the
 // operation as a functor field that takes no bytes when it is empty.
 #include <Kokkos_Core.hpp>
+#include <kstream/impl/pragmas.hpp>
 #include <kstream/tiling.hpp>
 #include <type_traits>
 #include <utility>
-
-// Keeps a loop rolled in device code (CUDA, HIP), or unrolls it (a loop over register arrays: rolled, the arrays
-// would live in local memory); nothing on the host.
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-#define KSTREAM_DEVICE_NO_UNROLL _Pragma("unroll 1")
-#define KSTREAM_DEVICE_UNROLL _Pragma("unroll")
-#else
-#define KSTREAM_DEVICE_NO_UNROLL
-#define KSTREAM_DEVICE_UNROLL
-#endif
-
-// Iterations of the host loops are independent (each element is read before it is written).
-#if defined(__GNUC__) && !defined(__clang__) && !defined(__NVCC__)
-#define KSTREAM_IVDEP _Pragma("GCC ivdep")
-#elif defined(__clang__)
-#define KSTREAM_IVDEP _Pragma("clang loop vectorize(assume_safety)")
-#else
-#define KSTREAM_IVDEP
-#endif
 
 namespace kstream::impl {
 

@@ -1,19 +1,30 @@
 #pragma once
 // The plan of one elementwise call: which access strategy runs and how it is launched, decided from plain facts
-// about the call (the space, each operand's address, stride and element size, n, the tile shape). One
+// about the call (the space, each operand's address, element size, extents and strides, the tile shape). One
 // non-template function compiled once in src/plan.cpp; the tests call it with device facts on any host, so CI
 // checks every decision. The numbers behind each row are in docs/engine.md.
 //
+// First the operands are normalized (normalize): their dimensions ordered by the output's strides, innermost
+// first, extent-1 dimensions dropped, and neighbours merged where every operand's outer stride is its inner
+// extent times its inner stride. Whole views of any layout, padded or not, become one dimension.
+//
 //   condition (first match)                                                               strategy
 //   n == 0                                                                                nothing runs
-//   device, default shape, some view strided, every stride < 2^31, and not elements of
-//     fewer than 8 bytes whose operands fit the device's last-level cache                elements
-//   every view contiguous, one element size that divides 16 bytes, every address equal
-//     modulo 16 bytes (and a multiple of the element size)                                packed
-//   device, elements of 1 or 2 bytes, every view contiguous and element-aligned, at most
-//     max_shifted_inputs inputs, n long enough for one shifted pack                       shifted
-//   every view contiguous                                                                 contiguous
-//   otherwise                                                                             strided
+//   one dimension left (rank 1, or views that merge into one):
+//     device, default shape, some view strided, every stride < 2^31, and not elements of
+//       fewer than 8 bytes whose operands fit the device's last-level cache              elements
+//     every view contiguous, one element size that divides 16 bytes, every address equal
+//       modulo 16 bytes (and a multiple of the element size)                              packed
+//     device, elements of 1 or 2 bytes, every view contiguous and element-aligned, at most
+//       max_shifted_inputs inputs, n long enough for one shifted pack                     shifted
+//     every view contiguous                                                               contiguous
+//     otherwise                                                                           strided
+//   several dimensions, device, unit inner stride in every operand, rows of at least
+//     min_row_bytes, fewer than 2^31 rows: rows, each row planned by the table above      packed / shifted /
+//     (packed and shifted only where every row starts at the first row's alignment)       contiguous, rows > 1
+//   several dimensions, device, otherwise                                                 general
+//   several dimensions, host: tiles of the flattened index, walked row by row             contiguous (unit
+//                                                                                          inner strides) / general
 //
 // packed      each thread moves whole 16-byte packs: | head scalars | body of packs | tail scalars |.
 // shifted     like packed for the output; each input's pack is built from the two aligned packs that hold its
@@ -22,28 +33,63 @@
 //             (each load instruction of a warp reads adjacent elements).
 // strided     as contiguous, with the strides applied.
 // elements    one element per index of a RangePolicy from a functor of pointers and 32-bit strides.
+// general     one element per index of a RangePolicy over the normalized dimensions: each index split into its
+//             coordinates with divisions precomputed on the host (32-bit where the count and every span fit).
+// rows        (device) one team per tile of a row: the row's start from its coordinates, then the row's strategy.
 //
-// Launch: on a device one TeamPolicy team per tile (elements: a RangePolicy). On a host a RangePolicy of tiles,
-// each one thread's plain loop: with the default shape one tile per thread; an OpenMP call whose operands take
-// at most calling_thread_bytes runs on the calling thread; on Kokkos' default OpenMP instance, outside parallel
-// regions, kstream opens the region itself, a mid-small call on threads_for(bytes) threads. Large contiguous host
-// outputs that are not an input are written with streaming stores (kstream/streaming_stores.hpp).
+// Launch: on a device one TeamPolicy team per tile (elements, general: a RangePolicy). On a host a RangePolicy of
+// tiles, each one thread's plain loop: with the default shape one tile per thread; an OpenMP call whose operands
+// take at most calling_thread_bytes runs on the calling thread; on Kokkos' default OpenMP instance, outside
+// parallel regions, kstream opens the region itself, a mid-small call on threads_for(bytes) threads. Large
+// contiguous host outputs that are not an input are written with streaming stores (kstream/streaming_stores.hpp).
 #include <cstdint>
-#include <kstream/tiling.hpp>
+#include <kstream/impl/operand.hpp>
+#include <kstream/impl/tile_shape.hpp>
+#include <string>
 
 namespace kstream::impl {
 
-enum class Strategy : std::uint8_t { packed, contiguous, shifted, strided, elements };
+enum class Strategy : std::uint8_t { packed, contiguous, shifted, strided, elements, general };
 
 /// "packed", "contiguous", ... (for messages, tests and the benchmark's counters).
 const char* strategy_name(Strategy strategy);
 
-/// One operand as the plan sees it.
-struct OperandFacts {
-  std::uintptr_t address = 0;
-  std::int64_t stride = 1;  ///< in elements
-  int element_bytes = 4;
+/// The iteration space of a call after normalization: dims dimensions, innermost first, each with its extent
+/// and the view axis whose strides it moves along (the innermost of the axes merged into it).
+struct Geometry {
+  int dims = 0;  ///< 0: a single element
+  std::int64_t extents[max_rank] = {};
+  std::int8_t axes[max_rank] = {};
+
+  /// Elements: the product of the extents.
+  std::int64_t size() const {
+    std::int64_t n = 1;
+    for (int d = 0; d < dims; ++d) n *= extents[d];
+    return n;
+  }
+  /// Operand o's stride along dimension d.
+  std::int64_t stride(const Operand& o, int d) const { return o.strides[axes[d]]; }
+  /// Whether o's elements are adjacent along the innermost dimension (true for a single element).
+  bool unit_inner(const Operand& o) const { return dims == 0 || stride(o, 0) == 1; }
 };
+
+/// Sorts the few dimension numbers order[0, count) by `before` (insertion sort: at most max_rank of them).
+template <class Before>
+void sort_dimensions(int* order, int count, const Before& before) {
+  for (int i = 1; i < count; ++i)
+    for (int j = i; j > 0 && before(order[j], order[j - 1]); --j) {
+      const int kept = order[j];
+      order[j] = order[j - 1];
+      order[j - 1] = kept;
+    }
+}
+
+/// The operands' common iteration space: `first` (the output, or a reduction's first view) orders the dimensions;
+/// every operand has first's extents.
+Geometry normalize(const Operand& first, const Operand* rest, int rest_count);
+
+/// Bytes a device row needs to run as rows (shorter rows run general): 512, a warp's 16-byte packs.
+inline constexpr std::int64_t min_row_bytes = 512;
 
 /// Inputs whose shifts a shifted plan holds; calls with more take the contiguous strategy.
 inline constexpr int max_shifted_inputs = 8;
@@ -58,23 +104,25 @@ struct CallFacts {
   std::int64_t cache_bytes = 0;   ///< device: bytes of its last-level cache (0 where unknown)
   TileShape shape{};
   bool default_shape = true;  ///< shape is the space's default_tile_shape
-  std::int64_t n = 0;
-  OperandFacts out{};
-  const OperandFacts* ins = nullptr;
+  Operand out{};
+  const Operand* ins = nullptr;
   int inputs = 0;
 };
 
 /// What runs. Items are packs (packed, shifted) or single elements (the others).
 struct Plan {
+  Geometry geometry;          ///< the normalized iteration space
+  std::int64_t rows = 1;      ///< rows of geometry.extents[0] elements the strategy runs over (1: one dimension)
+  bool wide_indices = false;  ///< general: 64-bit index math (the count or a span does not fit 31 bits)
   Strategy strategy = Strategy::strided;
   std::int64_t head = 0;        ///< scalars before the body (packed, shifted)
-  std::int64_t body_items = 0;  ///< items the tiles cover
+  std::int64_t body_items = 0;  ///< items the tiles cover (rows: in each row)
   std::int64_t tail = 0;        ///< scalars after the body (packed, shifted)
   int width = 1;                ///< elements per item
   int items_in_flight = 1;      ///< device: items of each input a thread loads before it stores (a template value)
   int team_size = 1;            ///< device: threads per team; hosts: 1
   int chunks_per_thread = 1;    ///< device: load-store rounds per thread and tile; hosts: items per tile
-  std::int64_t league = 0;      ///< teams (device) or tiles (host); elements: n
+  std::int64_t league = 0;      ///< teams (device; rows: every row's) or tiles (host); elements, general: n
   int threads = 1;              ///< host: threads that run the tiles, 0 for the calling thread
   bool own_region = false;      ///< host: kstream opens the OpenMP region of `threads` threads itself
   bool streaming_stores = false;
@@ -83,6 +131,9 @@ struct Plan {
   /// Items one tile covers.
   std::int64_t tile_items() const { return std::int64_t(team_size) * items_in_flight * chunks_per_thread; }
 };
+
+/// What a plan runs, for messages and the benchmark's counters: "packed", "packed rows", "general", ...
+std::string plan_name(const Plan& p);
 
 /// The plan of a call. Throws std::invalid_argument for a bad tile shape and std::length_error where the call
 /// needs more teams than a TeamPolicy holds.
@@ -107,5 +158,21 @@ constexpr int threads_for(std::int64_t bytes, int threads) {
 constexpr int elements_per_pack(int element_bytes) {
   return element_bytes < pack_bytes && pack_bytes % element_bytes == 0 ? pack_bytes / element_bytes : 1;
 }
+
+/// How a reduction runs: over the normalized space, in rows of row_length elements (one row: a flat call), read
+/// in 16-byte packs of `width` elements where every operand allows (width 1: single elements).
+struct ReducePlan {
+  Geometry geometry;
+  std::int64_t n = 0, rows = 1, row_length = 0;
+  int width = 1;
+  bool narrow_rows = true;  ///< rows, outer extents and outer strides below 2^31 (device rows need it)
+};
+
+/// Views a reduction takes: eight inputs and a fused output.
+inline constexpr int max_reduction_operands = 9;
+
+/// The plan of a reduction over `operands` (operands[orders] orders the dimensions): packs where every operand has
+/// the same element size, unit inner stride and every row start 16-byte aligned.
+ReducePlan plan_reduction(const Operand* operands, int count, int orders = 0);
 
 }  // namespace kstream::impl

@@ -1,19 +1,24 @@
 #pragma once
-// The reduction kernels behind kstream/reduce.hpp. GPU: one team per chunk of the input, as the transforms' tiles,
-// each thread accumulating its packs in registers, then the team; each team's value goes to a buffer of partial
-// results that a second kernel (Kokkos' parallel_reduce over them) folds. Host: fixed-length tiles, each one
-// thread's eight interleaved accumulators (vectorized), folded in tile order on one thread. No floating-point
-// atomics, and the split depends only on n (and on the device, through Kokkos' fold), so a result is the same bit
-// for bit on every run on one machine. The last chunk's guard (i < n) is the Triton mask; a fused output is
-// written in the same pass.
+// The reduction kernels behind kstream/reduce.hpp, over the normalized space of plan_reduction (kstream/impl/
+// plan.hpp): rows of row_length elements (one row for views that normalize to one dimension). GPU: one team per
+// chunk of a row, as the transforms' tiles, each thread accumulating its packs in registers, then the team; each
+// team's value goes to a buffer of partial results that a second kernel (Kokkos' parallel_reduce over them)
+// folds. Host: fixed-length tiles of the flattened index, each one thread's eight interleaved accumulators
+// (vectorized) along its rows, folded in tile order on one thread. No floating-point atomics, and the split
+// depends only on the extents and layouts (and on the device, through Kokkos' fold), so a result is the same bit
+// for bit on every run on one machine. The last chunk's guard (i < row_length) is the Triton mask; a fused output
+// is written in the same pass.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cstdint>
+#include <kstream/impl/index_math.hpp>
 #include <kstream/impl/instance_scratch.hpp>
 #include <kstream/impl/launch.hpp>
 #include <kstream/impl/pack.hpp>
 #include <kstream/impl/slots.hpp>
 #include <kstream/low_precision.hpp>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <utility>
 
@@ -83,21 +88,42 @@ struct KokkosReducer {
 /// No fused output.
 struct NoOutput {};
 
+/// An operand along the rows of a reduction: its first element (of the row) and its stride along the row.
+template <class T>
+struct Strided {
+  T* data;
+  std::int64_t stride;
+};
+
 /// The element step of a reduction: v = op(ins(i)...), written to out(i) when there is an output, and the value
-/// reduced is reduce_op(v, ins(i)...) with an output, v itself without.
+/// reduced is reduce_op(v, ins(i)...) with an output, v itself without. i counts along a row.
 template <class Op, class ReduceOp, class Out, class... Ts>
 struct ReduceStep : OpField<Op> {
   static constexpr bool writes = !std::is_same_v<Out, NoOutput>;
+  static constexpr int operands = int(sizeof...(Ts)) + (writes ? 1 : 0);  ///< inputs, then the output
   using Seq = std::index_sequence_for<Ts...>;
   ReduceOp reduce_op;
-  Out out;  // Operand<O> or NoOutput
-  Slots<Seq, Operand<const Ts>...> in;
+  Out out;  // Strided<O> or NoOutput
+  Slots<Seq, Strided<const Ts>...> in;
   using Elements = Slots<Seq, Ts...>;  ///< one element of every input
   template <int W>
   using Packs = Slots<Seq, Pack<Ts, W>...>;  ///< one pack of every input
 
-  ReduceStep(const Op& o, const ReduceOp& r, const Out& w, const Operand<const Ts>&... ins)
+  ReduceStep(const Op& o, const ReduceOp& r, const Out& w, const Strided<const Ts>&... ins)
       : OpField<Op>(o), reduce_op(r), out(w), in{{ins}...} {}
+
+  /// The same step from offset[k] elements past each operand's first (inputs, then the output): a row's start.
+  KOKKOS_FORCEINLINE_FUNCTION ReduceStep from(const std::int64_t (&offset)[operands]) const {
+    return from(offset, Seq{});
+  }
+  template <std::size_t... Is>
+  KOKKOS_FORCEINLINE_FUNCTION ReduceStep from(const std::int64_t (&offset)[operands],
+                                              std::index_sequence<Is...>) const {
+    ReduceStep moved(*this);
+    ((get<Is>(moved.in).data += offset[Is]), ...);
+    if constexpr (writes) moved.out.data += offset[sizeof...(Ts)];
+    return moved;
+  }
 
   /// Element i of every input.
   template <std::size_t... Is>
@@ -159,26 +185,47 @@ constexpr std::int64_t device_chunks(std::int64_t n, int W) {
   return n <= 0 ? 1 : (n + device_chunk_items(W) - 1) / device_chunk_items(W);
 }
 
-/// Device tiles: team t reduces chunk t (elements [t * chunk_items, (t + 1) * chunk_items) up to n) with InFlight
-/// accumulators per thread into partials[t], reading 16-byte packs of W elements where every operand allows
-/// (`packed`), single elements otherwise.
-template <class ExecSpace, class Acc, int W, class Reducer, class Step>
-struct DeviceReduceTiles {
+/// Device tiles: team t reduces chunk t of the row (elements [t * chunk_items, (t + 1) * chunk_items) up to
+/// row_length) with InFlight accumulators per thread into partials[t], reading 16-byte packs of W elements where
+/// every operand allows (`packed`), single elements otherwise. With Rows, team t takes chunk t % segments of row
+/// t / segments, the row's start in each operand from its coordinates.
+template <class ExecSpace, class Acc, int W, class Reducer, class Step, bool Rows>
+struct DeviceReduceTiles : RowFields<Rows, std::size_t(Step::operands)> {
   static constexpr int InFlight = device_in_flight;
   using member_type = typename DeviceReducePolicy<ExecSpace>::member_type;
   using Seq = typename Step::Seq;
   Reducer r;
   Step step;
-  std::int64_t n, chunk_items;
+  std::int64_t row_length, chunk_items;
   bool packed;
   Acc* partials;
+
+  DeviceReduceTiles(const Reducer& r_, const Step& step_, std::int64_t row_length_, bool packed_, Acc* partials_)
+      : r(r_),
+        step(step_),
+        row_length(row_length_),
+        chunk_items(device_chunk_items(W)),
+        packed(packed_),
+        partials(partials_) {}
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
     Acc acc[InFlight];
     KSTREAM_DEVICE_UNROLL
     for (int k = 0; k < InFlight; ++k) acc[k] = r.template identity<Acc>();
-    const std::int64_t first = std::int64_t(team.league_rank()) * chunk_items;
-    accumulate(first, first + chunk_items < n ? first + chunk_items : n, team.team_rank(), team.team_size(), acc);
+    std::int64_t first = 0;
+    if constexpr (Rows) {
+      const auto t = std::uint32_t(team.league_rank());
+      const std::uint32_t row = this->segments.quotient(t);
+      std::int64_t offset[Step::operands];
+      this->starts.offsets(row, offset);
+      first = std::int64_t(t - row * this->segments.divisor) * chunk_items;
+      accumulate(step.from(offset), first, first + chunk_items < row_length ? first + chunk_items : row_length,
+                 team.team_rank(), team.team_size(), acc);
+    } else {
+      first = std::int64_t(team.league_rank()) * chunk_items;
+      accumulate(step, first, first + chunk_items < row_length ? first + chunk_items : row_length, team.team_rank(),
+                 team.team_size(), acc);
+    }
     Acc mine = acc[0];
     KSTREAM_DEVICE_UNROLL
     for (int k = 1; k < InFlight; ++k) mine = r(mine, acc[k]);
@@ -187,7 +234,7 @@ struct DeviceReduceTiles {
   }
 
   /// Elements [first, last) into this thread's accumulators.
-  KOKKOS_INLINE_FUNCTION void accumulate(std::int64_t first, std::int64_t last, int rank, int threads,
+  KOKKOS_INLINE_FUNCTION void accumulate(const Step& step, std::int64_t first, std::int64_t last, int rank, int threads,
                                          Acc (&acc)[InFlight]) const {
     std::int64_t tail = first;  // elements from here on go one by one
     if (packed) {
@@ -219,12 +266,15 @@ struct DeviceReduceTiles {
   }
 };
 
-/// Host tiles: one thread reduces tile t into partials(t) with Lanes interleaved accumulators.
+/// Host tiles: one thread reduces tile t of the flattened index into partials(t) along its rows, each row with
+/// Lanes interleaved accumulators.
 template <class Acc, class Reducer, class Step>
 struct HostReduceTiles {
   static constexpr int Lanes = 8;
+  using Seq = typename Step::Seq;
   Reducer r;
   Step step;
+  Strides<Step::operands> strides;
   std::int64_t n, tile_items;
   Acc* partials;
 
@@ -233,16 +283,18 @@ struct HostReduceTiles {
     const std::int64_t first = tile * tile_items, last = std::min(first + tile_items, n);
     Acc acc[Lanes];
     for (int l = 0; l < Lanes; ++l) acc[l] = r.template identity<Acc>();
-    std::int64_t i = first;
-    for (; i + Lanes <= last; i += Lanes)
-      for (int l = 0; l < Lanes; ++l)
-        acc[l] = r(acc[l], local.template element<Acc>(i + l, local.load(i + l, Seq{}), Seq{}));
-    for (int l = 0; i < last; ++i, ++l) acc[l] = r(acc[l], local.template element<Acc>(i, local.load(i, Seq{}), Seq{}));
+    walk_runs(strides, first, last, [&](const std::int64_t(&offset)[Step::operands], std::int64_t length) {
+      const Step row = local.from(offset);
+      std::int64_t i = 0;
+      for (; i + Lanes <= length; i += Lanes)
+        for (int l = 0; l < Lanes; ++l)
+          acc[l] = r(acc[l], row.template element<Acc>(i + l, row.load(i + l, Seq{}), Seq{}));
+      for (int l = 0; i < length; ++i, ++l) acc[l] = r(acc[l], row.template element<Acc>(i, row.load(i, Seq{}), Seq{}));
+    });
     Acc total = acc[0];
     for (int l = 1; l < Lanes; ++l) total = r(total, acc[l]);
     partials[tile] = total;
   }
-  using Seq = typename Step::Seq;
 };
 
 /// The device partials folded by Kokkos' parallel_reduce (in a fixed order for a given count and device).
@@ -276,23 +328,37 @@ struct FoldPartials {
   }
 };
 
-/// Reduces `step` over n elements into `result`, through `sink` (run now, or recorded): a rank-0 view in exec's
-/// memory (of Acc, or of another type: the accumulated value converted once), or (run now only) an Acc* on the
-/// host that holds the value when this returns. `packable`: every operand contiguous and 16-byte aligned.
+/// Reduces `step` over the plan's elements into `result`, through `sink` (run now, or recorded): a rank-0 view in
+/// exec's memory (of Acc, or of another type: the accumulated value converted once), or (run now only) an Acc* on
+/// the host that holds the value when this returns. `operands`: the step's operands (inputs, then the output).
 template <class ExecSpace, class Acc, int W, class Sink, class Reducer, class Step, class Result>
 void reduce_tiles(const Sink& sink, const char* label, const ExecSpace& exec, const Reducer& r, const Step& step,
-                  std::int64_t n, bool packable, const Result& result) {
+                  const ReducePlan& rp, const Operand* const (&operands)[Step::operands], const Result& result) {
   constexpr bool now = std::is_same_v<Sink, LaunchNow>;
   constexpr bool to_host = std::is_same_v<Result, Acc*>;
   static_assert(now || !to_host, "a recorded reduction goes into a view");
   constexpr bool convert = !std::is_same_v<typename result_value<Result, Acc>::type, Acc>;
   if constexpr (is_device_execution_space_v<ExecSpace>) {
     using Space = typename ExecSpace::memory_space;
-    const std::int64_t chunks = device_chunks(n, W);
+    const std::int64_t segments = device_chunks(rp.row_length, W), chunks = segments * rp.rows;
+    if (chunks > INT32_MAX || (rp.rows > 1 && !rp.narrow_rows))
+      throw std::length_error(std::string(label) + ": " + std::to_string(rp.rows) + " rows of " +
+                              std::to_string(rp.row_length) +
+                              " elements: a device reduction takes fewer than 2^31 chunks, and rows whose extents "
+                              "and strides stay below 2^31");
+    const bool packed = W > 1 && rp.width == W;
     // partials[0, chunks), then (converting) the accumulated value before it is converted into the result
     const auto launch = [&](Acc* partials) {
-      sink(label, DeviceReducePolicy<ExecSpace>(exec, int(chunks), device_team_size),
-           DeviceReduceTiles<ExecSpace, Acc, W, Reducer, Step>{r, step, n, device_chunk_items(W), packable, partials});
+      const DeviceReducePolicy<ExecSpace> policy(exec, int(chunks), device_team_size);
+      if (rp.rows == 1) {
+        sink(label, policy,
+             DeviceReduceTiles<ExecSpace, Acc, W, Reducer, Step, false>(r, step, rp.row_length, packed, partials));
+      } else {
+        DeviceReduceTiles<ExecSpace, Acc, W, Reducer, Step, true> tiles(r, step, rp.row_length, packed, partials);
+        tiles.segments = FastDivider(std::uint32_t(segments));
+        tiles.starts = RowStarts<Step::operands>(rp.geometry, operands, 1);
+        sink(label, policy, tiles);
+      }
       const Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>> fold(exec, 0, chunks);
       const FoldDevicePartials<Acc, Reducer> folded{r, partials};
       if constexpr (to_host) {
@@ -320,10 +386,11 @@ void reduce_tiles(const Sink& sink, const char* label, const ExecSpace& exec, co
       launch(partials.data());
     }
   } else {
-    const std::int64_t tiles = std::max<std::int64_t>(1, (n + host_tile_items - 1) / host_tile_items);
+    const std::int64_t tiles = std::max<std::int64_t>(1, (rp.n + host_tile_items - 1) / host_tile_items);
     Kokkos::View<Acc*, Kokkos::HostSpace> partials(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kstream::partials"),
                                                    tiles);
-    const HostReduceTiles<Acc, Reducer, Step> body{r, step, n, host_tile_items, partials.data()};
+    const HostReduceTiles<Acc, Reducer, Step> body{
+        r, step, Strides<Step::operands>(rp.geometry, operands), rp.n, host_tile_items, partials.data()};
     const Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>> policy(exec, 0, tiles);
     if constexpr (now) {
       Kokkos::parallel_for(label, policy, body);

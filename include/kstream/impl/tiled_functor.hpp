@@ -4,12 +4,14 @@
 // The body of body_items items (packs, or single elements) is cut into tiles, one per team on a device and one
 // per thread on a host (kstream/tiling.hpp has the arithmetic and a worked example). Every tile but the last runs
 // without bounds checks; the last one checks each item against body_items (the tail guard, the mask of a Triton
-// kernel) and also does the head and tail scalars of the pack strategies. No strategy touches memory outside any
-// view's elements.
+// kernel) and also does the head and tail scalars of the pack strategies. With Rows (device, several dimensions)
+// every row is such a body: a team finds its row and the row's tile from its league rank, and the row's start in
+// each operand from the row's coordinates. No strategy touches memory outside any view's elements.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <kstream/impl/index_math.hpp>
 #include <kstream/impl/pack.hpp>
 #include <kstream/impl/plan.hpp>
 #include <kstream/impl/slots.hpp>
@@ -52,25 +54,72 @@ struct StoreFields<false> {
   static constexpr bool streaming_stores = false;
 };
 
+/// Elements [first, last) of contiguous operands on one host thread: a plain loop the compiler vectorizes, or
+/// with streaming stores the output in 16-byte packs at its own alignment (scalars before its first pack boundary
+/// and after its last), the inputs read at theirs.
+template <class Op, class OutT, class Seq, class... InTs, std::size_t... Is>
+void host_elements(const Op& op, OutT* target, const Slots<Seq, const InTs*...>& in, std::int64_t first,
+                   std::int64_t last, bool streaming, std::index_sequence<Is...>) {
+  constexpr int W = elements_per_pack(sizeof(OutT));
+  if constexpr (W > 1) {
+    if (streaming) {
+      const std::int64_t past_boundary =
+          std::int64_t(reinterpret_cast<std::uintptr_t>(target + first) % pack_bytes) / std::int64_t(sizeof(OutT));
+      const std::int64_t packs_from = std::min(last, first + (past_boundary == 0 ? 0 : W - past_boundary));
+      std::int64_t i = first;
+      for (; i < packs_from; ++i) target[i] = op(get<Is>(in)[i]...);
+      for (; i + W <= last; i += W) {
+        Pack<OutT, W> result;
+        for (int lane = 0; lane < W; ++lane) result.lane[lane] = op(get<Is>(in)[i + lane]...);
+        streaming_store(reinterpret_cast<Pack<OutT, W>*>(target + i), result);
+      }
+      for (; i < last; ++i) target[i] = op(get<Is>(in)[i]...);
+      return;
+    }
+  }
+  KSTREAM_IVDEP
+  for (std::int64_t i = first; i < last; ++i) target[i] = op(get<Is>(in)[i]...);
+}
+
+/// Rows: the tiles of one row, and where each row starts (device calls of several dimensions only).
+template <bool Rows, std::size_t Operands>
+struct RowFields {
+  FastDivider segments;  ///< tiles per row
+  RowStarts<int(Operands)> starts;
+};
+template <std::size_t Operands>
+struct RowFields<false, Operands> {};
+
+/// The first element of every operand a tile works from: the views' own, or a row's.
+template <class Seq, class OutT, class... InTs>
+struct Bases {
+  OutT* out;
+  Slots<Seq, const InTs*...> in;
+};
+
 /// Items of Width elements (Width > 1 only for packed and shifted); ItemsInFlight: items of every input a device
 /// thread loads before it computes and stores any (hosts: 1, their tile is one plain loop).
-template <class ExecSpace, Strategy Mode, int Width, int ItemsInFlight, class Op, class OutT, class... InTs>
+template <class ExecSpace, Strategy Mode, int Width, int ItemsInFlight, bool Rows, class Op, class OutT, class... InTs>
 struct TiledFunctor : StrideFields<Mode == Strategy::strided, sizeof...(InTs)>,
                       ShiftFields<Mode == Strategy::shifted, sizeof...(InTs)>,
                       StoreFields<!is_device_execution_space_v<ExecSpace>>,
+                      RowFields<Rows, 1 + sizeof...(InTs)>,
                       OpField<Op> {
   static_assert(moves_packs(Mode) || Width == 1, "only the pack strategies move several elements per item");
-  static_assert(Mode != Strategy::elements, "elements run as ElementsFunctor");
+  static_assert(Mode != Strategy::elements && Mode != Strategy::general, "one element per index: other functors");
+  static_assert(!Rows || (is_device_execution_space_v<ExecSpace> && Mode != Strategy::strided),
+                "rows are a device strategy of unit-stride rows");
   static constexpr bool device = is_device_execution_space_v<ExecSpace>;
   using Seq = std::index_sequence_for<InTs...>;
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   using InputItems = Slots<Seq, Pack<InTs, Width>...>;
   using RawItems = Slots<Seq, PackPair<InTs, Width>...>;
+  using Pointers = Bases<Seq, OutT, InTs...>;
 
   // On a GPU the functor is the kernel's parameter block: only what the kernel reads, add and fma in its first
-  // 64-byte line (strides only when strided, the store policy only on hosts, an empty operation takes no bytes).
-  OutT* out;
-  Slots<Seq, const InTs*...> in;
+  // 64-byte line (strides only when strided, the store policy only on hosts, rows only for rows, an empty
+  // operation takes no bytes).
+  Pointers at;
   std::int64_t body_items;
   int chunks_per_thread;
   std::int16_t head;  // scalars before the body of packs
@@ -78,8 +127,7 @@ struct TiledFunctor : StrideFields<Mode == Strategy::strided, sizeof...(InTs)>,
 
   TiledFunctor(OutT* out_, Slots<Seq, const InTs*...> in_, const Plan& plan, const Op& op_)
       : OpField<Op>(op_),
-        out(out_),
-        in(in_),
+        at{out_, in_},
         body_items(plan.body_items),
         chunks_per_thread(plan.chunks_per_thread),
         head(std::int16_t(plan.head)),
@@ -89,89 +137,84 @@ struct TiledFunctor : StrideFields<Mode == Strategy::strided, sizeof...(InTs)>,
     return std::int64_t(team_size) * ItemsInFlight * chunks_per_thread;
   }
 
-  // Devices: one team per tile.
+  // Devices: one team per tile (rows: per tile of a row).
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
-    const int rank = team.team_rank();
-    const int team_size = team.team_size();
-    const std::int64_t tile_first = std::int64_t(team.league_rank()) * tile_items(team_size);
-    const std::int64_t tile_end = tile_first + tile_items(team_size);
-    if constexpr (Mode == Strategy::shifted && sizeof...(InTs) >= 3) {
-      // Three or more shifted inputs: every aligned pack loaded before any is shifted (docs/engine.md).
-      KSTREAM_DEVICE_NO_UNROLL
-      for (int chunk = 0; chunk < chunks_per_thread; ++chunk)
-        run_one_pass(tile_first + std::int64_t(chunk) * ItemsInFlight * team_size + rank, team_size);
-    } else if (tile_end <= body_items) {
-      run_tile<false>(tile_first, rank, team_size);
+    if constexpr (Rows) {
+      const auto t = std::uint32_t(team.league_rank());
+      const std::uint32_t row = this->segments.quotient(t);
+      std::int64_t offset[1 + sizeof...(InTs)];
+      this->starts.offsets(row, offset);
+      run_team(team, int(t - row * this->segments.divisor), row_bases(offset, Seq{}));
     } else {
-      run_tile<true>(tile_first, rank, team_size);
+      run_team(team, team.league_rank(), at);
     }
-    if (tile_end >= body_items) run_edges(rank, team_size, Seq{});
   }
 
-  // Hosts: tile `tile` (chunks_per_thread items), walked front to back by one thread. A local copy of the
-  // functor: in host memory the output stores could alias it as far as the compiler knows.
+  // Hosts: tile `tile`  // Hosts: tile `tile` (chunks_per_thread items), walked front to back by one thread. A local
+  // copy of the functor: in host memory the output stores could alias it as far as the compiler knows.
   void operator()(std::int64_t tile) const {
     static_assert(ItemsInFlight == 1, "host tiles are plain loops");
     const TiledFunctor local(*this);
     const std::int64_t first = tile * chunks_per_thread, end = first + chunks_per_thread;
     local.run_host_tile(first, std::min(end, body_items), Seq{});
-    if (end >= body_items) local.run_edges(0, 1, Seq{});
+    if (end >= body_items) local.run_edges(local.at, 0, 1, Seq{});
     if (this->streaming_stores) streaming_store_fence();  // visible at the join
   }
 
  private:
+  KOKKOS_INLINE_FUNCTION void run_team(const member_type& team, int tile, const Pointers& p) const {
+    const int rank = team.team_rank();
+    const int team_size = team.team_size();
+    const std::int64_t tile_first = std::int64_t(tile) * tile_items(team_size);
+    const std::int64_t tile_end = tile_first + tile_items(team_size);
+    if constexpr (Mode == Strategy::shifted && sizeof...(InTs) >= 3) {
+      // Three or more shifted inputs: every aligned pack loaded before any is shifted (docs/engine.md).
+      KSTREAM_DEVICE_NO_UNROLL
+      for (int chunk = 0; chunk < chunks_per_thread; ++chunk)
+        run_one_pass(p, tile_first + std::int64_t(chunk) * ItemsInFlight * team_size + rank, team_size);
+    } else if (tile_end <= body_items) {
+      run_tile<false>(p, tile_first, rank, team_size);
+    } else {
+      run_tile<true>(p, tile_first, rank, team_size);
+    }
+    if (tile_end >= body_items) run_edges(p, rank, team_size, Seq{});
+  }
+
+  template <std::size_t... Is>
+  KOKKOS_FORCEINLINE_FUNCTION Pointers row_bases(const std::int64_t (&offset)[1 + sizeof...(InTs)],
+                                                 std::index_sequence<Is...>) const {
+    return {at.out + offset[0], {{get<Is>(at.in) + offset[Is + 1]}...}};
+  }
+
   // One host thread, items [first, last): a plain loop the compiler vectorizes to the CPU's width. Streaming
   // stores go pack by pack.
   template <std::size_t... Is>
   void run_host_tile(std::int64_t first, std::int64_t last, std::index_sequence<Is...>) const {
-    OutT* const target = out;
+    OutT* const target = at.out;
     if constexpr (Mode == Strategy::packed) {
       if (this->streaming_stores) {
         for (std::int64_t item = first; item < last; ++item)
           streaming_store(reinterpret_cast<Pack<OutT, Width>*>(target + head + item * Width),
-                          compute(load_all(item, Seq{}), Seq{}));
+                          compute(load_all(at, item, Seq{}), Seq{}));
         return;
       }
-    }
-    if constexpr (Mode == Strategy::contiguous && elements_per_pack(sizeof(OutT)) > 1) {
-      if (this->streaming_stores) return stream_host_elements(first, last, Seq{});
     }
     if constexpr (Mode == Strategy::strided) {
       const std::int64_t target_stride = this->out_stride;
       KSTREAM_IVDEP
       for (std::int64_t i = first; i < last; ++i)
-        target[i * target_stride] = this->operation()(get<Is>(in)[i * this->in_strides[Is]]...);
+        target[i * target_stride] = this->operation()(get<Is>(at.in)[i * this->in_strides[Is]]...);
     } else {
-      const std::int64_t begin = head + first * Width, end = head + last * Width;
-      KSTREAM_IVDEP
-      for (std::int64_t i = begin; i < end; ++i) target[i] = this->operation()(get<Is>(in)[i]...);
+      host_elements(this->operation(), target, at.in, head + first * Width, head + last * Width, this->streaming_stores,
+                    Seq{});
     }
-  }
-
-  // Unequally aligned contiguous views with streaming stores: the output is written in 16-byte packs at its own
-  // alignment (scalars before the first pack boundary and after the last), the inputs read at theirs.
-  template <std::size_t... Is>
-  void stream_host_elements(std::int64_t first, std::int64_t last, std::index_sequence<Is...>) const {
-    constexpr int W = elements_per_pack(sizeof(OutT));
-    OutT* const target = out;
-    const std::int64_t past_boundary =
-        std::int64_t(reinterpret_cast<std::uintptr_t>(target + first) % pack_bytes) / std::int64_t(sizeof(OutT));
-    const std::int64_t packs_from = std::min(last, first + (past_boundary == 0 ? 0 : W - past_boundary));
-    std::int64_t i = first;
-    for (; i < packs_from; ++i) target[i] = this->operation()(get<Is>(in)[i]...);
-    for (; i + W <= last; i += W) {
-      Pack<OutT, W> result;
-      for (int lane = 0; lane < W; ++lane) result.lane[lane] = this->operation()(get<Is>(in)[i + lane]...);
-      streaming_store(reinterpret_cast<Pack<OutT, W>*>(target + i), result);
-    }
-    for (; i < last; ++i) target[i] = this->operation()(get<Is>(in)[i]...);
   }
 
   // Loads ItemsInFlight items of every input, then computes and stores them; Guarded skips items >= body_items.
   // Thread `rank` takes items first + slot * team_size: a warp's loads are adjacent (coalesced). The chunk loop
   // stays rolled on a GPU (unrolled it only lengthens the kernel; the loads of one chunk are what is in flight).
   template <bool Guarded>
-  KOKKOS_INLINE_FUNCTION void run_tile(std::int64_t tile_first, int rank, int team_size) const {
+  KOKKOS_INLINE_FUNCTION void run_tile(const Pointers& p, std::int64_t tile_first, int rank, int team_size) const {
     int chunk = 0;
     KSTREAM_DEVICE_NO_UNROLL
     do {  // chunks_per_thread >= 1
@@ -180,43 +223,44 @@ struct TiledFunctor : StrideFields<Mode == Strategy::strided, sizeof...(InTs)>,
       KSTREAM_DEVICE_UNROLL
       for (int slot = 0; slot < ItemsInFlight; ++slot) {
         const std::int64_t item = first + std::int64_t(slot) * team_size;
-        if (!Guarded || item < body_items) loaded[slot] = load_all(item, Seq{});
+        if (!Guarded || item < body_items) loaded[slot] = load_all(p, item, Seq{});
       }
       KSTREAM_DEVICE_UNROLL
       for (int slot = 0; slot < ItemsInFlight; ++slot) {
         const std::int64_t item = first + std::int64_t(slot) * team_size;
-        if (!Guarded || item < body_items) store(item, compute(loaded[slot], Seq{}));
+        if (!Guarded || item < body_items) store(p, item, compute(loaded[slot], Seq{}));
       }
     } while (++chunk < chunks_per_thread);
   }
 
   // One guarded pass of the shifted strategy: every aligned pack loaded before the first shift (a shift branches
   // on the input's offset, and a load after it waits for the loads before it).
-  KOKKOS_INLINE_FUNCTION void run_one_pass(std::int64_t first, int team_size) const {
+  KOKKOS_INLINE_FUNCTION void run_one_pass(const Pointers& p, std::int64_t first, int team_size) const {
     RawItems raw[ItemsInFlight]{};
     KSTREAM_DEVICE_UNROLL
     for (int slot = 0; slot < ItemsInFlight; ++slot) {
       const std::int64_t item = first + std::int64_t(slot) * team_size;
-      if (item < body_items) load_pairs(raw[slot], item, Seq{});
+      if (item < body_items) load_pairs(p, raw[slot], item, Seq{});
     }
     KSTREAM_DEVICE_UNROLL
     for (int slot = 0; slot < ItemsInFlight; ++slot) {
       const std::int64_t item = first + std::int64_t(slot) * team_size;
-      if (item < body_items) store(item, compute(shift_all(raw[slot], Seq{}), Seq{}));
+      if (item < body_items) store(p, item, compute(shift_all(raw[slot], Seq{}), Seq{}));
     }
   }
 
   template <std::size_t... Is>
-  KOKKOS_FORCEINLINE_FUNCTION void load_pairs(RawItems& raw, std::int64_t item, std::index_sequence<Is...>) const {
-    ((get<Is>(raw) = load_pair<Is>(item)), ...);
+  KOKKOS_FORCEINLINE_FUNCTION void load_pairs(const Pointers& p, RawItems& raw, std::int64_t item,
+                                              std::index_sequence<Is...>) const {
+    ((get<Is>(raw) = load_pair<Is>(p, item)), ...);
   }
 
   // Input I's two aligned packs around item `item`'s elements (the second only where the input is shifted).
   template <std::size_t I>
-  KOKKOS_FORCEINLINE_FUNCTION auto load_pair(std::int64_t item) const {
-    using T = std::remove_const_t<std::remove_pointer_t<std::remove_reference_t<decltype(get<I>(in))>>>;
+  KOKKOS_FORCEINLINE_FUNCTION auto load_pair(const Pointers& p, std::int64_t item) const {
+    using T = std::remove_const_t<std::remove_pointer_t<std::remove_reference_t<decltype(get<I>(p.in))>>>;
     const int shift = this->shift[I];
-    const auto* aligned = reinterpret_cast<const Pack<T, Width>*>(get<I>(in) + head + item * Width - shift);
+    const auto* aligned = reinterpret_cast<const Pack<T, Width>*>(get<I>(p.in) + head + item * Width - shift);
     PackPair<T, Width> pair{aligned[0], {}};
     if (shift != 0) pair.second = aligned[1];
     return pair;
@@ -232,16 +276,17 @@ struct TiledFunctor : StrideFields<Mode == Strategy::strided, sizeof...(InTs)>,
   }
 
   template <std::size_t... Is>
-  KOKKOS_FORCEINLINE_FUNCTION InputItems load_all(std::int64_t item, std::index_sequence<Is...>) const {
+  KOKKOS_FORCEINLINE_FUNCTION InputItems load_all(const Pointers& p, std::int64_t item,
+                                                  std::index_sequence<Is...>) const {
     InputItems loaded;
-    ((get<Is>(loaded) = load<Is>(item)), ...);
+    ((get<Is>(loaded) = load<Is>(p, item)), ...);
     return loaded;
   }
 
   // Input I's item `item`, by strategy.
   template <std::size_t I>
-  KOKKOS_FORCEINLINE_FUNCTION auto load(std::int64_t item) const {
-    const auto* const data = get<I>(in);
+  KOKKOS_FORCEINLINE_FUNCTION auto load(const Pointers& p, std::int64_t item) const {
+    const auto* const data = get<I>(p.in);
     using T = std::remove_const_t<std::remove_pointer_t<std::remove_const_t<decltype(data)>>>;
     if constexpr (Mode == Strategy::packed) {
       return *reinterpret_cast<const Pack<T, Width>*>(data + head + item * Width);
@@ -266,25 +311,25 @@ struct TiledFunctor : StrideFields<Mode == Strategy::strided, sizeof...(InTs)>,
     return result;
   }
 
-  KOKKOS_FORCEINLINE_FUNCTION void store(std::int64_t item, const Pack<OutT, Width>& result) const {
+  KOKKOS_FORCEINLINE_FUNCTION void store(const Pointers& p, std::int64_t item, const Pack<OutT, Width>& result) const {
     if constexpr (moves_packs(Mode)) {
-      *reinterpret_cast<Pack<OutT, Width>*>(out + head + item * Width) = result;
+      *reinterpret_cast<Pack<OutT, Width>*>(p.out + head + item * Width) = result;
     } else if constexpr (Mode == Strategy::contiguous) {
-      out[item] = result.lane[0];
+      p.out[item] = result.lane[0];
     } else {
-      out[item * this->out_stride] = result.lane[0];
+      p.out[item * this->out_stride] = result.lane[0];
     }
   }
 
   // Head and tail scalars of the pack strategies (every stride 1; the others have none). A rolled loop on a GPU:
   // unrolled, every team's prologue computed its trip count for the last team's few scalars.
   template <std::size_t... Is>
-  KOKKOS_INLINE_FUNCTION void run_edges(int rank, int team_size, std::index_sequence<Is...>) const {
+  KOKKOS_INLINE_FUNCTION void run_edges(const Pointers& p, int rank, int team_size, std::index_sequence<Is...>) const {
     const int edge_elements = head + tail;
     KSTREAM_DEVICE_NO_UNROLL
     for (int e = rank; e < edge_elements; e += team_size) {
       const std::int64_t i = e < head ? std::int64_t(e) : head + body_items * Width + (e - head);
-      out[i] = this->operation()(get<Is>(in)[i]...);
+      p.out[i] = this->operation()(get<Is>(p.in)[i]...);
     }
   }
 };

@@ -1,0 +1,131 @@
+#pragma once
+// Index arithmetic of the several-dimension kernels: divisions by a divisor fixed on the host, and where a row of
+// the normalized iteration space starts in each operand.
+#include <Kokkos_Macros.hpp>  // KOKKOS_FORCEINLINE_FUNCTION, ... (the plan's fuzz target brings its own)
+#include <algorithm>
+#include <cstdint>
+#include <kstream/impl/operand.hpp>
+#include <kstream/impl/plan.hpp>
+#include <kstream/impl/pragmas.hpp>
+
+namespace kstream::impl {
+
+/// n / divisor with one multiply-high, an add and a shift, for 1 <= divisor < 2^31 and n < 2^31 (Granlund and
+/// Montgomery; the form of PyTorch's IntDivider and cub's fast_div_mod).
+struct FastDivider {
+  std::uint32_t divisor = 1, magic = 1, shift = 0;
+
+  FastDivider() = default;
+  explicit FastDivider(std::uint32_t d) : divisor(d) {
+    while (shift < 31 && (std::uint32_t(1) << shift) < d) ++shift;
+    magic = std::uint32_t(((std::uint64_t(1) << 32) * ((std::uint64_t(1) << shift) - d)) / d + 1);
+  }
+  KOKKOS_FORCEINLINE_FUNCTION std::uint32_t quotient(std::uint32_t n) const {
+    const auto high = std::uint32_t((std::uint64_t(n) * magic) >> 32);
+    return (high + n) >> shift;
+  }
+};
+
+/// Where a kernel's index lands in each of K operands over N dimensions with 32-bit index math (every extent,
+/// stride and the count below 2^31): each coordinate from a FastDivider's arithmetic, kept as arrays so the
+/// kernel's parameters stay small (a GPU kernel's functor under 512 bytes is passed as its argument).
+template <int K, int N>
+struct Coordinates {
+  int dims = 0;
+  std::uint32_t divisor[N] = {}, magic[N] = {};
+  std::uint8_t shift[N] = {};
+  std::int32_t stride[K][N] = {};
+
+  Coordinates() = default;
+  /// Dimensions first_dim.. of g (at most N of them).
+  Coordinates(const Geometry& g, const Operand* const (&operands)[K], int first_dim) : dims(g.dims - first_dim) {
+    for (int d = 0; d < dims; ++d) {
+      const FastDivider f(std::uint32_t(g.extents[first_dim + d]));
+      divisor[d] = f.divisor;
+      magic[d] = f.magic;
+      shift[d] = std::uint8_t(f.shift);
+      for (int k = 0; k < K; ++k) stride[k][d] = std::int32_t(g.stride(*operands[k], first_dim + d));
+    }
+  }
+
+  /// Offsets (elements) of index i in every operand: i's coordinates over the dimensions, innermost first.
+  KOKKOS_FORCEINLINE_FUNCTION void offsets(std::uint32_t i, std::int64_t (&offset)[K]) const {
+    KSTREAM_DEVICE_UNROLL
+    for (int k = 0; k < K; ++k) offset[k] = 0;
+    KSTREAM_DEVICE_UNROLL
+    for (int d = 0; d < N; ++d) {
+      if (d < dims) {
+        const std::uint32_t next = (std::uint32_t((std::uint64_t(i) * magic[d]) >> 32) + i) >> shift[d];
+        const auto coordinate = std::int32_t(i - next * divisor[d]);
+        KSTREAM_DEVICE_UNROLL
+        for (int k = 0; k < K; ++k) offset[k] += std::int64_t(coordinate) * stride[k][d];
+        i = next;
+      }
+    }
+  }
+};
+
+/// Where row `row` of the normalized space starts in each of K operands: its coordinates over dimensions 1.. of
+/// the geometry (rows and outer strides below 2^31).
+template <int K>
+using RowStarts = Coordinates<K, max_rank - 1>;
+
+/// The operands' strides along every dimension of g, and their offsets at a flat index, for kernels that walk the
+/// whole normalized space (general).
+template <int K>
+struct Strides {
+  int dims = 0;
+  std::int64_t extent[max_rank] = {};
+  std::int64_t stride[K][max_rank] = {};
+
+  Strides() = default;
+  Strides(const Geometry& g, const Operand* const (&operands)[K]) : dims(g.dims) {
+    if (dims == 0) {  // a single element: one dimension of one
+      dims = extent[0] = 1;
+      return;
+    }
+    for (int d = 0; d < dims; ++d) {
+      extent[d] = g.extents[d];
+      for (int k = 0; k < K; ++k) stride[k][d] = g.stride(*operands[k], d);
+    }
+  }
+
+  /// Offsets of flat index i (innermost dimension fastest), 64-bit divisions.
+  KOKKOS_INLINE_FUNCTION void offsets(std::int64_t i, std::int64_t (&offset)[K]) const {
+    KSTREAM_DEVICE_UNROLL
+    for (int k = 0; k < K; ++k) offset[k] = 0;
+    for (int d = 0; d < dims; ++d) {
+      const std::int64_t next = i / extent[d], coordinate = i - next * extent[d];
+      KSTREAM_DEVICE_UNROLL
+      for (int k = 0; k < K; ++k) offset[k] += coordinate * stride[k][d];
+      i = next;
+    }
+  }
+};
+
+/// Calls run(offset, length) for each run of elements [first, last) of the flattened space along its innermost
+/// dimension (host): the coordinates of `first` once, then run by run, carrying into the outer dimensions.
+template <int K, class Run>
+void walk_runs(const Strides<K>& s, std::int64_t first, std::int64_t last, const Run& run) {
+  if (first >= last) return;
+  std::int64_t coordinate[max_rank] = {}, offset[K];
+  s.offsets(first, offset);
+  for (std::int64_t rest = first, d = 0; d < s.dims; ++d) {
+    coordinate[d] = rest % s.extent[d];
+    rest /= s.extent[d];
+  }
+  for (std::int64_t i = first; i < last;) {
+    const std::int64_t length = std::min(s.extent[0] - coordinate[0], last - i);
+    run(offset, length);
+    i += length;
+    coordinate[0] += length;
+    for (int k = 0; k < K; ++k) offset[k] += length * s.stride[k][0];
+    for (int d = 0; d + 1 < s.dims && coordinate[d] == s.extent[d]; ++d) {
+      coordinate[d] = 0;
+      ++coordinate[d + 1];
+      for (int k = 0; k < K; ++k) offset[k] += s.stride[k][d + 1] - s.extent[d] * s.stride[k][d];
+    }
+  }
+}
+
+}  // namespace kstream::impl

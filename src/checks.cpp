@@ -1,0 +1,90 @@
+// Aliasing checks (kstream/impl/overlap.hpp, worded by kstream/impl/checks.hpp): which output and input views may share
+// elements, on the normalized description of the pair (kstream/impl/plan.hpp).
+#include <algorithm>
+#include <kstream/impl/overlap.hpp>
+#include <kstream/impl/plan.hpp>
+
+namespace kstream::impl {
+namespace {
+
+enum class Reach { yes, no, unknown };
+
+/// Whether distance = sum of k_d * strides[d] for some integers |k_d| < extents[d], dimensions sorted by stride,
+/// largest first, below[d] the farthest the dimensions after d reach. Where strides nest (each larger than what
+/// the smaller ones reach, as in every Kokkos layout) at most two k fit each level and the answer is exact;
+/// otherwise unknown.
+Reach reaches(std::int64_t distance, const std::int64_t* strides, const std::int64_t* extents,
+              const std::int64_t* below, int dims) {
+  if (dims == 0) return distance == 0 ? Reach::yes : Reach::no;
+  const std::int64_t s = strides[0], most = extents[0] - 1;
+  if (s == 0) return reaches(distance, strides + 1, extents + 1, below + 1, dims - 1);
+  // k with |distance - k s| <= below[0]: from ceil((distance - below) / s) to floor((distance + below) / s)
+  auto floor_div = [](std::int64_t a, std::int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); };
+  const std::int64_t low = std::max(-most, -floor_div(-(distance - below[0]), s));
+  const std::int64_t high = std::min(most, floor_div(distance + below[0], s));
+  if (high - low > 1) return Reach::unknown;
+  Reach result = Reach::no;
+  for (std::int64_t k = low; k <= high; ++k) {
+    const Reach r = reaches(distance - k * s, strides + 1, extents + 1, below + 1, dims - 1);
+    if (r == Reach::yes) return r;
+    if (r == Reach::unknown) result = r;
+  }
+  return result;
+}
+
+/// o's strides and extents along g's dimensions, largest stride first, with what the smaller ones reach.
+struct Sorted {
+  int dims = 0;
+  std::int64_t strides[max_rank], extents[max_rank], below[max_rank];
+  Sorted(const Geometry& g, const Operand& o) : dims(g.dims) {
+    int order[max_rank];
+    for (int d = 0; d < dims; ++d) order[d] = d;
+    sort_dimensions(order, dims, [&](int a, int b) { return g.stride(o, a) > g.stride(o, b); });
+    for (int d = 0; d < dims; ++d) {
+      strides[d] = g.stride(o, order[d]);
+      extents[d] = g.extents[order[d]];
+    }
+    std::int64_t reach = 0;
+    for (int d = dims - 1; d >= 0; --d) {
+      below[d] = reach;
+      reach += (extents[d] - 1) * strides[d];
+    }
+  }
+};
+
+}  // namespace
+
+bool distinct_elements(const Operand& out) {
+  if (out.size() <= 1) return true;
+  const Geometry g = normalize(out, nullptr, 0);
+  const Sorted s(g, out);
+  for (int d = 0; d < s.dims; ++d)  // each stride past everything the smaller ones reach
+    if (s.strides[d] <= s.below[d]) return false;
+  return true;
+}
+
+Overlap overlap_of(const Operand& out, const Operand& in) {
+  if (out.size() == 0) return Overlap::none;
+  const std::uintptr_t out_end = out.address + std::uintptr_t(out.span_bytes());
+  const std::uintptr_t in_end = in.address + std::uintptr_t(in.span_bytes());
+  if (out_end <= in.address || in_end <= out.address) return Overlap::none;
+  const Geometry g = normalize(out, &in, 1);
+  bool same_mapping = out.element_bytes == in.element_bytes;
+  for (int d = 0; d < g.dims && same_mapping; ++d) same_mapping = g.stride(out, d) == g.stride(in, d);
+  if (!same_mapping) return out.address == in.address && g.dims <= 1 ? Overlap::partial : Overlap::possible;
+  if (out.address == in.address) return Overlap::exact;
+  const std::uintptr_t distance = in.address > out.address ? in.address - out.address : out.address - in.address;
+  if (distance % std::uintptr_t(out.element_bytes) != 0) return Overlap::partial;  // bytes of one element in two
+  const Sorted s(g, out);
+  switch (reaches(std::int64_t(distance) / out.element_bytes, s.strides, s.extents, s.below, s.dims)) {
+    case Reach::yes:
+      return Overlap::partial;
+    case Reach::no:
+      return Overlap::none;
+    case Reach::unknown:
+      break;
+  }
+  return Overlap::possible;
+}
+
+}  // namespace kstream::impl

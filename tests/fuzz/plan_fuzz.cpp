@@ -1,0 +1,365 @@
+// libFuzzer target on the plan (scripts/fuzz.sh builds and runs it; CI runs it for a bounded time from the
+// committed corpus in tests/fuzz/corpus). From random facts (rank 1 to 8, extents, strides, offsets, element
+// sizes, inputs, device or host, tile shape) it plans a call with the library's own plan() and checks, and walks
+// what each kernel would touch with the engine's own index arithmetic (kstream/impl/index_math.hpp). It aborts
+// unless:
+//   - every element of the output is written exactly once, at the position of its multi-index;
+//   - every input is read at the element of the same multi-index, and no address leaves any operand's elements;
+//   - every 16-byte pack a plan moves is aligned and lies inside its view; a plan's head, body and tail cover
+//     each row;
+//   - the aliasing checks are sound: distinct_elements never claims distinct elements that are not, overlap_of
+//     never says none (or exact) of views that share an element (at another index);
+//   - a reduction's plan covers every element once in rows, packed only where every row start is aligned.
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <kstream/impl/index_math.hpp>
+#include <kstream/impl/overlap.hpp>
+#include <kstream/impl/plan.hpp>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <vector>
+
+namespace {
+
+using namespace kstream;
+using namespace kstream::impl;
+
+[[noreturn]] void fail(const char* what, std::int64_t a = 0, std::int64_t b = 0) {
+  std::fprintf(stderr, "plan_fuzz: %s (%lld, %lld)\n", what, (long long)a, (long long)b);
+  std::abort();
+}
+#define CHECK(condition, ...) \
+  if (!(condition)) fail(#condition __VA_OPT__(, ) __VA_ARGS__)
+
+/// Reads the fuzzer's bytes as small numbers (zeros once they run out).
+struct Bytes {
+  const std::uint8_t* data;
+  std::size_t size, at = 0;
+  unsigned next(unsigned below) { return below == 0 ? 0 : (at < size ? data[at++] : 0) % below; }
+};
+
+constexpr std::int64_t max_elements = 1 << 12;
+
+/// An operand's element offsets (bytes from the call's base) at every multi-index, the last index fastest.
+std::vector<std::int64_t> element_bytes_of(const Operand& o, std::uintptr_t base) {
+  std::vector<std::int64_t> list;
+  const std::int64_t n = o.size();
+  for (std::int64_t i = 0; i < n; ++i) {
+    std::int64_t rest = i, offset = 0;
+    for (int d = o.rank - 1; d >= 0; --d) {
+      offset += (rest % o.extents[d]) * o.strides[d];
+      rest /= o.extents[d];
+    }
+    list.push_back(std::int64_t(o.address - base) + offset * o.element_bytes);
+  }
+  return list;
+}
+
+/// The call under test: operands in one arena (output first), their elements by multi-index, and which input
+/// element goes with which output element.
+struct Call {
+  std::vector<Operand> ops;  // out, inputs
+  std::uintptr_t base = std::uintptr_t(1) << 40;
+  std::vector<std::vector<std::int64_t>> elements;   // per operand, by flat multi-index
+  std::map<std::int64_t, std::int64_t> out_index;    // output byte offset -> flat multi-index
+  std::vector<int> writes;                           // per flat multi-index
+  std::vector<std::set<std::int64_t>> element_sets;  // per operand
+
+  void prepare() {
+    for (const Operand& o : ops) {
+      elements.push_back(element_bytes_of(o, base));
+      element_sets.emplace_back(elements.back().begin(), elements.back().end());
+    }
+    for (std::size_t i = 0; i < elements[0].size(); ++i) out_index[elements[0][i]] = std::int64_t(i);
+    writes.assign(elements[0].size(), 0);
+  }
+  /// One element of the call: operand k's element at offset `bytes` (from its own first element's address).
+  void touch(std::int64_t out_bytes, const std::vector<std::int64_t>& in_bytes) {
+    const auto found = out_index.find(out_bytes);
+    CHECK(found != out_index.end(), out_bytes);
+    const std::int64_t i = found->second;
+    ++writes[i];
+    for (std::size_t k = 1; k < ops.size(); ++k)
+      CHECK(in_bytes[k - 1] == elements[k][i], in_bytes[k - 1], elements[k][i]);
+  }
+  void all_written_once() const {
+    for (std::size_t i = 0; i < writes.size(); ++i) CHECK(writes[i] == 1, std::int64_t(i), writes[i]);
+  }
+  std::int64_t at(int k, std::int64_t element_offset) const {
+    return std::int64_t(ops[k].address - base) + element_offset * ops[k].element_bytes;
+  }
+};
+
+/// A 16-byte pack of operand k at byte offset `bytes`: aligned and made of the operand's elements.
+void check_pack(const Call& c, int k, std::int64_t bytes) {
+  CHECK((c.base + std::uintptr_t(bytes)) % pack_bytes == 0, bytes);
+  for (int b = 0; b < pack_bytes; b += c.ops[k].element_bytes)
+    CHECK(c.element_sets[k].count(bytes + b) == 1, bytes + b);
+}
+
+/// The one-dimension table's partition of a row of `length` elements whose operands start at byte offsets
+/// `starts` (stride along the row: `strides`, in elements): what the tiled, elements and host kernels touch.
+void walk_row(Call& c, const Plan& p, const std::vector<std::int64_t>& starts, const std::vector<std::int64_t>& strides,
+              std::int64_t length, bool device) {
+  const int K = int(c.ops.size());
+  auto element = [&](std::int64_t e) {
+    std::vector<std::int64_t> in(K - 1);
+    for (int k = 1; k < K; ++k) in[k - 1] = starts[k] + e * strides[k] * c.ops[k].element_bytes;
+    c.touch(starts[0] + e * strides[0] * c.ops[0].element_bytes, in);
+  };
+  if (p.strategy == Strategy::packed || p.strategy == Strategy::shifted) {
+    CHECK(p.head + p.body_items * p.width + p.tail == length, p.head + p.body_items * p.width + p.tail, length);
+    for (std::int64_t e = 0; e < p.head; ++e) element(e);
+    for (std::int64_t item = 0; item < p.body_items; ++item) {
+      const std::int64_t first = p.head + item * p.width;
+      check_pack(c, 0, starts[0] + first * c.ops[0].element_bytes);
+      for (int k = 1; k < K; ++k) {
+        const std::int64_t bytes = starts[k] + first * c.ops[k].element_bytes;
+        if (p.strategy == Strategy::packed) {
+          check_pack(c, k, bytes);
+        } else {  // the two aligned packs a shifted pack is built from, the second only where shifted
+          const int shift = p.shifts[k - 1];
+          CHECK(int(((c.base + std::uintptr_t(bytes)) % pack_bytes) / c.ops[k].element_bytes) == shift, shift);
+          check_pack(c, k, bytes - shift * c.ops[k].element_bytes);
+          if (shift != 0) check_pack(c, k, bytes - shift * c.ops[k].element_bytes + pack_bytes);
+        }
+      }
+      for (int lane = 0; lane < p.width; ++lane) element(first + lane);
+    }
+    for (std::int64_t e = p.head + p.body_items * p.width; e < length; ++e) element(e);
+  } else {
+    CHECK(p.body_items == length, p.body_items, length);
+    for (std::int64_t e = 0; e < length; ++e) element(e);
+  }
+  // The launch covers the body: teams (or tiles) times their items, with the guard.
+  if (p.strategy != Strategy::elements) {
+    const std::int64_t tiles = device ? p.league / std::max<std::int64_t>(p.rows, 1) : p.league;
+    CHECK(tiles * p.tile_items() >= p.body_items || p.body_items == 0, tiles * p.tile_items(), p.body_items);
+    CHECK(p.body_items == 0 || (tiles - 1) * p.tile_items() < p.body_items, tiles, p.body_items);
+  }
+}
+
+void check_elementwise(Call& c, const CallFacts& facts) {
+  Plan p;
+  try {
+    p = plan(facts);
+  } catch (const std::invalid_argument&) {
+    return;  // a bad tile shape
+  } catch (const std::length_error&) {
+    return;  // more teams than a TeamPolicy holds
+  }
+  const int K = int(c.ops.size());
+  const Geometry& g = p.geometry;
+  CHECK(g.size() == c.ops[0].size(), g.size(), c.ops[0].size());
+  if (g.size() == 0) {
+    CHECK(p.league == 0, p.league);
+    return;
+  }
+  const Operand* pointers[9];
+  for (int k = 0; k < K; ++k) pointers[k] = &c.ops[k];
+  std::vector<std::int64_t> starts(K), strides(K);
+  for (int k = 0; k < K; ++k) starts[k] = c.at(k, 0);
+  if (g.dims <= 1) {
+    for (int k = 0; k < K; ++k) strides[k] = g.dims == 0 ? 1 : g.stride(c.ops[k], 0);
+    walk_row(c, p, starts, strides, g.size(), facts.device);
+  } else if (facts.device && p.strategy != Strategy::general) {  // rows, each from its coordinates
+    CHECK(p.rows == g.size() / g.extents[0], p.rows);
+    CHECK(p.league % p.rows == 0, p.league, p.rows);
+    for (int k = 0; k < K; ++k) strides[k] = 1;
+    auto rows = [&](auto tag) {
+      constexpr int N = decltype(tag)::value;
+      const Operand* const(&list)[N] = *reinterpret_cast<const Operand* const(*)[N]>(&pointers);
+      const RowStarts<N> row_starts(g, list, 1);
+      for (std::int64_t row = 0; row < p.rows; ++row) {
+        std::int64_t offset[N];
+        row_starts.offsets(std::uint32_t(row), offset);
+        std::vector<std::int64_t> at(K);
+        for (int k = 0; k < K; ++k) at[k] = c.at(k, offset[k]);
+        walk_row(c, p, at, strides, g.extents[0], true);
+      }
+    };
+    switch (K) {
+      case 2:
+        rows(std::integral_constant<int, 2>{});
+        break;
+      case 3:
+        rows(std::integral_constant<int, 3>{});
+        break;
+      case 4:
+        rows(std::integral_constant<int, 4>{});
+        break;
+      default:
+        rows(std::integral_constant<int, 5>{});
+        break;
+    }
+  } else {  // general (device) or the host's tiles walked row by row
+    auto walk = [&](auto tag) {
+      constexpr int N = decltype(tag)::value;
+      const Operand* const(&list)[N] = *reinterpret_cast<const Operand* const(*)[N]>(&pointers);
+      auto visit = [&](const std::int64_t(&offset)[N]) {
+        std::vector<std::int64_t> in(K - 1);
+        for (int k = 1; k < K; ++k) in[k - 1] = c.at(k, offset[k]);
+        c.touch(c.at(0, offset[0]), in);
+      };
+      if (facts.device) {
+        CHECK(p.league == g.size(), p.league);
+        const Coordinates<N, max_rank> narrow(g, list, 0);
+        const Strides<N> wide(g, list);
+        for (std::int64_t i = 0; i < p.league; ++i) {
+          std::int64_t offset[N], check[N];
+          wide.offsets(i, offset);
+          if (!p.wide_indices) {
+            narrow.offsets(std::uint32_t(i), check);
+            for (int k = 0; k < N; ++k) CHECK(check[k] == offset[k], check[k], offset[k]);
+          }
+          visit(offset);
+        }
+      } else {
+        const Strides<N> s(g, list);
+        for (std::int64_t tile = 0; tile < p.league; ++tile) {
+          const std::int64_t first = tile * p.chunks_per_thread;
+          walk_runs(s, first, std::min(g.size(), first + p.chunks_per_thread),
+                    [&](const std::int64_t(&offset)[N], std::int64_t length) {
+                      for (std::int64_t j = 0; j < length; ++j) {
+                        std::int64_t at[N];
+                        for (int k = 0; k < N; ++k) at[k] = offset[k] + j * s.stride[k][0];
+                        visit(at);
+                      }
+                    });
+        }
+        CHECK((p.league - 1) * p.chunks_per_thread < g.size(), p.league);
+      }
+    };
+    switch (K) {
+      case 2:
+        walk(std::integral_constant<int, 2>{});
+        break;
+      case 3:
+        walk(std::integral_constant<int, 3>{});
+        break;
+      case 4:
+        walk(std::integral_constant<int, 4>{});
+        break;
+      default:
+        walk(std::integral_constant<int, 5>{});
+        break;
+    }
+  }
+  c.all_written_once();
+}
+
+/// The aliasing checks against brute force over the elements' bytes.
+void check_overlap(const Call& c) {
+  const auto& out = c.elements[0];
+  std::set<std::int64_t> out_bytes;
+  bool repeats = false;
+  for (const std::int64_t e : out)
+    for (int b = 0; b < c.ops[0].element_bytes; ++b) repeats = !out_bytes.insert(e + b).second || repeats;
+  if (repeats) CHECK(!distinct_elements(c.ops[0]));
+  if (!distinct_elements(c.ops[0])) return;
+  for (std::size_t k = 1; k < c.ops.size(); ++k) {
+    const Overlap o = overlap_of(c.ops[0], c.ops[k]);
+    bool shares = false, shares_elsewhere = false;
+    std::map<std::int64_t, std::size_t> byte_index;  // output byte -> flat index
+    for (std::size_t i = 0; i < out.size(); ++i)
+      for (int b = 0; b < c.ops[0].element_bytes; ++b) byte_index[out[i] + b] = i;
+    for (std::size_t i = 0; i < c.elements[k].size(); ++i)
+      for (int b = 0; b < c.ops[k].element_bytes; ++b) {
+        const auto found = byte_index.find(c.elements[k][i] + b);
+        if (found == byte_index.end()) continue;
+        shares = true;
+        shares_elsewhere = shares_elsewhere || found->second != i || c.ops[k].element_bytes != c.ops[0].element_bytes ||
+                           c.elements[k][i] != out[i];
+      }
+    if (o == Overlap::none) CHECK(!shares, std::int64_t(k));
+    if (o == Overlap::exact) CHECK(!shares_elsewhere, std::int64_t(k));
+  }
+}
+
+void check_reduction(const Call& c) {
+  const int count = int(c.ops.size());
+  const ReducePlan r = plan_reduction(c.ops.data(), count, count - 1);
+  CHECK(r.n == c.ops[0].size(), r.n);
+  if (r.n == 0) return;
+  CHECK(r.rows * r.row_length == r.n, r.rows, r.row_length);
+  if (r.width > 1) {  // every row start aligned, every operand contiguous along its rows
+    for (const Operand& o : c.ops) {
+      CHECK(o.address % pack_bytes == 0);
+      CHECK(r.geometry.unit_inner(o) || r.row_length <= 1);
+    }
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  Bytes in{data, size};
+  Call c;
+  const int rank = 1 + int(in.next(8));
+  const int inputs = 1 + int(in.next(4));
+  const int element_bytes[] = {1, 2, 4, 8};
+  const int bytes = element_bytes[in.next(4)];
+  const bool device = in.next(2) == 1;
+  Operand shape;
+  shape.rank = rank;
+  std::int64_t n = 1;
+  for (int d = 0; d < rank; ++d) {
+    const unsigned pick = in.next(16);  // mostly small, some 0 and 1, some long rows
+    shape.extents[d] = pick < 2 ? pick : pick < 12 ? pick - 1 : 60 + 37 * (pick - 12);
+    if (n * std::max<std::int64_t>(shape.extents[d], 1) > max_elements) shape.extents[d] = 1;
+    n *= std::max<std::int64_t>(shape.extents[d], 1);
+  }
+  std::int64_t arena = 0;
+  for (int k = 0; k <= inputs; ++k) {
+    Operand o = shape;
+    o.element_bytes = in.next(5) == 0 ? element_bytes[in.next(4)] : bytes;
+    // A layout: dimensions packed in some order, each padded by a few elements or scaled, or raw strides.
+    const unsigned kind = in.next(4);
+    int order[max_rank];
+    for (int d = 0; d < rank; ++d) order[d] = d;
+    for (int d = rank - 1; d > 0; --d) std::swap(order[d], order[in.next(d + 1)]);
+    if (in.next(2)) std::reverse(order, order + rank);  // LayoutRight-like or LayoutLeft-like
+    std::int64_t next = kind == 3 ? 1 + in.next(3) : 1;
+    for (int d = 0; d < rank; ++d) {
+      o.strides[order[d]] = kind == 2 ? std::int64_t(in.next(9)) : next;
+      next *= std::max<std::int64_t>(o.extents[order[d]], 1) + (kind == 1 ? in.next(3) : 0);
+    }
+    // Inputs and the output in one arena: apart, or the same storage (aliasing, overlaps).
+    const std::int64_t offset = in.next(3) == 0 && k > 0 ? in.next(64) : arena + in.next(16);
+    o.address = c.base + std::uintptr_t(offset * o.element_bytes / std::max(1, bytes)) + (in.next(6) == 0 ? 1 : 0);
+    if (in.next(8) == 0 && k > 0) o = c.ops[0];  // exact aliasing
+    arena = std::max<std::int64_t>(arena, offset + o.span_bytes() / std::max(1, o.element_bytes) + 16);
+    c.ops.push_back(o);
+  }
+  c.prepare();
+  check_overlap(c);
+  check_reduction(c);
+  // An elementwise call that passes the checks: distinct output elements, every input apart or exactly aliased,
+  // elements aligned to their size (as Kokkos' views are).
+  if (!distinct_elements(c.ops[0])) return 0;
+  for (std::size_t k = 1; k < c.ops.size(); ++k) {
+    const Overlap o = overlap_of(c.ops[0], c.ops[k]);
+    if (o != Overlap::none && o != Overlap::exact) return 0;
+  }
+  for (const Operand& o : c.ops)
+    if (o.address % std::uintptr_t(o.element_bytes) != 0) return 0;
+  CallFacts facts;
+  facts.label = "fuzz";
+  facts.device = device;
+  facts.threads = 1 + int(in.next(16));
+  facts.may_run_inline = !device && in.next(2);
+  facts.own_region = facts.may_run_inline && in.next(2);
+  facts.cache_bytes = in.next(2) ? std::int64_t(50) << 20 : 4096;
+  facts.default_shape = in.next(3) != 0;
+  facts.shape = facts.default_shape ? (device ? TileShape{256, 1, 1} : TileShape{1, 4, 256})
+                                    : TileShape{int(device ? 32 * (1 + in.next(8)) : 1 + in.next(4)),
+                                                supported_packs_in_flight[in.next(4)], int(1 + in.next(4))};
+  facts.out = c.ops[0];
+  facts.ins = c.ops.data() + 1;
+  facts.inputs = inputs;
+  check_elementwise(c, facts);
+  return 0;
+}
