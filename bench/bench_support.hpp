@@ -515,6 +515,7 @@ std::string kokkos_kernels_version();
 
 /// The rows of views of several dimensions (suite_rank_n.cpp): the MDRange stream set of ranks 1 to 6, interiors,
 /// padded, transposed and mixed layouts, reductions on rank-3 interiors; total sizes 2^24 and 2^27 up to max_n.
+/// Registered for the device where the build has one, for the host backends otherwise (suite_rank_n.hpp).
 template <class Exec>
 void register_rank_n(std::int64_t max_n, double min_time);
 

@@ -403,16 +403,20 @@ int main(int argc, char** argv) {
   const std::int64_t nd_max_n = settings().max_n > 0 ? settings().max_n : std::numeric_limits<std::int64_t>::max();
 #if defined(KOKKOS_ENABLE_CUDA)
   register_backend<Kokkos::Cuda>();
-  register_rank_n<Kokkos::Cuda>(nd_max_n, settings().min_time);
+  register_rank_n<Kokkos::Cuda>(nd_max_n, settings().min_time);  // a CUDA build's rows of several dimensions
   warm_up<Kokkos::Cuda>();
 #endif
 #if defined(KOKKOS_ENABLE_OPENMP)
   register_backend<Kokkos::OpenMP>();
+#if !defined(KOKKOS_ENABLE_CUDA)
   register_rank_n<Kokkos::OpenMP>(nd_max_n, settings().min_time);
+#endif
 #endif
 #if defined(KOKKOS_ENABLE_SERIAL)
   register_backend<Kokkos::Serial>();
+#if !defined(KOKKOS_ENABLE_CUDA)
   register_rank_n<Kokkos::Serial>(nd_max_n, settings().min_time);
+#endif
 #endif
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -63,7 +63,7 @@ void register_rank_n(std::int64_t max_n, double min_time) {
 }
 
 #define KSTREAM_SUITE_RANK_N(Exec) template void register_rank_n<Exec>(std::int64_t, double);
-KSTREAM_BENCH_FOR_EACH_BACKEND(KSTREAM_SUITE_RANK_N)
+KSTREAM_ND_FOR_EACH_BACKEND(KSTREAM_SUITE_RANK_N)
 #undef KSTREAM_SUITE_RANK_N
 
 }  // namespace kstream::bench

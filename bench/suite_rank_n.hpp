@@ -626,21 +626,28 @@ void register_case(const std::string& type_name, const NdCase& c, std::int64_t c
 #define KSTREAM_ND_CASES_OF(DECL, Exec, R)                                                                           \
   DECL template void nd::register_case<Exec, float, R>(const std::string&, const nd::NdCase&, std::int64_t, double); \
   DECL template void nd::register_case<Exec, double, R>(const std::string&, const nd::NdCase&, std::int64_t, double);
-#define KSTREAM_ND_RANK(DECL, R) KSTREAM_ND_ON_CUDA(DECL, R) KSTREAM_ND_ON_OPENMP(DECL, R) KSTREAM_ND_ON_SERIAL(DECL, R)
+// The backends of these rows: the device where the build has one (a CUDA build's host backends are not what a
+// host-only build runs), the host backends otherwise.
 #if defined(KOKKOS_ENABLE_CUDA)
-#define KSTREAM_ND_ON_CUDA(DECL, R) KSTREAM_ND_CASES_OF(DECL, Kokkos::Cuda, R)
+#define KSTREAM_ND_RANK(DECL, R) KSTREAM_ND_CASES_OF(DECL, Kokkos::Cuda, R)
+#define KSTREAM_ND_FOR_EACH_BACKEND(M) M(Kokkos::Cuda)
 #else
-#define KSTREAM_ND_ON_CUDA(DECL, R)
-#endif
 #if defined(KOKKOS_ENABLE_OPENMP)
 #define KSTREAM_ND_ON_OPENMP(DECL, R) KSTREAM_ND_CASES_OF(DECL, Kokkos::OpenMP, R)
+#define KSTREAM_ND_OPENMP(M) M(Kokkos::OpenMP)
 #else
 #define KSTREAM_ND_ON_OPENMP(DECL, R)
+#define KSTREAM_ND_OPENMP(M)
 #endif
 #if defined(KOKKOS_ENABLE_SERIAL)
 #define KSTREAM_ND_ON_SERIAL(DECL, R) KSTREAM_ND_CASES_OF(DECL, Kokkos::Serial, R)
+#define KSTREAM_ND_SERIAL(M) M(Kokkos::Serial)
 #else
 #define KSTREAM_ND_ON_SERIAL(DECL, R)
+#define KSTREAM_ND_SERIAL(M)
+#endif
+#define KSTREAM_ND_RANK(DECL, R) KSTREAM_ND_ON_OPENMP(DECL, R) KSTREAM_ND_ON_SERIAL(DECL, R)
+#define KSTREAM_ND_FOR_EACH_BACKEND(M) KSTREAM_ND_OPENMP(M) KSTREAM_ND_SERIAL(M)
 #endif
 
 }  // namespace kstream::bench

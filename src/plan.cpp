@@ -109,6 +109,10 @@ struct Facts {
   }
 };
 
+std::int64_t round_up(std::int64_t n, std::int64_t multiple) {
+  return (n + multiple - 1) / multiple * multiple;
+}
+
 /// Elements from the 16-byte boundary at or before element e of v (contiguous) to that element.
 int shift_at(const Operand& v, std::int64_t e) {
   return int(((v.address + std::uintptr_t(e) * std::uintptr_t(v.element_bytes)) % pack_bytes) / v.element_bytes);
@@ -248,12 +252,16 @@ bool plan_device_rows(const CallFacts& c, Plan& p) {
   if (row * c.out.element_bytes < min_row_bytes || rows > INT32_MAX || !fits_32bit_rows(g, ops, ops.count()))
     return false;
   plan_along(Facts(c, g.axes[0], row, rows_share_alignment(g, ops, ops.count())), p);
+  if (p.strategy == Strategy::packed) {  // packed rows keep one pack in flight per round, as the other rows
+    p.chunks_per_thread *= p.items_in_flight;
+    p.items_in_flight = 1;
+  }
   if (c.default_shape) {  // a team no larger than its row: whole warps, at most the default's threads
     const std::int64_t per_thread = std::int64_t(p.items_in_flight) * p.chunks_per_thread;
     const std::int64_t threads = (p.body_items + per_thread - 1) / per_thread;
     p.team_size = int(std::min<std::int64_t>(p.team_size, (threads + 31) / 32 * 32));
-    p.league = std::max<std::int64_t>(1, (p.body_items + p.tile_items() - 1) / p.tile_items());
   }
+  p.league = std::max<std::int64_t>(1, (p.body_items + p.tile_items() - 1) / p.tile_items());
   if (p.league * rows > INT_MAX) return false;
   p.league *= rows;
   p.rows = rows;
@@ -273,6 +281,20 @@ void plan_device_general(const CallFacts& c, Plan& p) {
     for (int d = 0; d < g.dims; ++d) last += (g.extents[d] - 1) * g.stride(ops[k], d);
     p.wide_indices = p.wide_indices || last > INT32_MAX;
   }
+  // Tiles where the output runs along its innermost dimension and an input along another: the input's.
+  if (g.stride(c.out, 0) != 1) return;
+  for (int k = 1; k < ops.count() && p.cross_dim < 0; ++k)
+    for (int d = 1; d < g.dims; ++d)
+      if (g.stride(ops[k], 0) != 1 && g.stride(ops[k], d) == 1) p.cross_dim = std::int8_t(d);
+  if (p.cross_dim < 0) return;
+  const std::int64_t padded = round_up(g.extents[0], general_tile_inner) *
+                              round_up(g.extents[p.cross_dim], general_tile_cross) * (p.league / g.extents[0] /
+                                                                                       g.extents[p.cross_dim]);
+  if (padded > INT32_MAX) {  // the untiled order then (64-bit indices)
+    p.cross_dim = -1;
+    return;
+  }
+  p.league = padded;
 }
 
 /// Several dimensions on a host: tiles of the flattened index, each one thread's walk row by row.
@@ -366,7 +388,7 @@ ReducePlan plan_reduction(const Operand* operands, int count, int orders) {
     packs = packs && o.element_bytes == operands[0].element_bytes && o.address % pack_bytes == 0 &&
             (g.unit_inner(o) || r.row_length <= 1);
   }
-  r.width = packs ? width : 1;
+  r.width = packs && (r.rows == 1 || r.row_length % width == 0) ? width : 1;
   r.narrow_rows = r.rows <= INT32_MAX && fits_32bit_rows(g, operands, count);
   return r;
 }

@@ -80,7 +80,11 @@ if(failed)
   message(FATAL_ERROR "a row of several dimensions failed: ${failed}")
 endif()
 set(nd_checked 0)
-foreach(backend IN LISTS BACKENDS)
+set(nd_backends ${BACKENDS})
+if("Cuda" IN_LIST BACKENDS)  # a device build runs these rows on the device alone (bench/suite_rank_n.hpp)
+  set(nd_backends Cuda)
+endif()
+foreach(backend IN LISTS nd_backends)
   foreach(type float double)
     foreach(row add/tiled/${type}/${backend}/nd-rank6-left add/mdrange_matched/${type}/${backend}/nd-rank4-right
                 triad/flat/${type}/${backend}/nd-interior3-left add/tiled/${type}/${backend}/nd-transposed2

@@ -338,6 +338,12 @@ TEST(Plan, InteriorsRunAsPackedRowsOnDevices) {
   EXPECT_EQ(p.tail, 3);
   EXPECT_EQ(p.team_size, 128) << "a team no larger than its row";
   EXPECT_EQ(p.league, 510 * 510);
+  // An explicit shape's packs in flight become rounds: the row kernels hold one pack in flight per round.
+  const Plan shaped = plan_nd(out, {x, y}, true, TileShape{32, 4, 2});
+  EXPECT_EQ(shaped.items_in_flight, 1);
+  EXPECT_EQ(shaped.chunks_per_thread, 8);
+  EXPECT_EQ(shaped.team_size, 32);
+  EXPECT_EQ(shaped.league, 510 * 510);  // 126 packs in one tile of 32 x 8
   // Rows at different offsets from a pack boundary (a pitch of 513 floats): single elements.
   const std::array<std::int64_t, 3> odd{513 * 513, 513, 1};
   const Plan q = plan_nd(tensor<3>(4, e, odd, 1), {tensor<3>(4, e, odd, 1), tensor<3>(4, e, odd, 1)});
@@ -351,7 +357,12 @@ TEST(Plan, InteriorsRunAsPackedRowsOnDevices) {
   const Plan t = plan_nd(tensor<3>(4, small, {10000, 100, 1}), {left});
   EXPECT_EQ(impl::plan_name(t), "general");
   EXPECT_FALSE(t.wide_indices);
-  EXPECT_EQ(t.league, 1000000);
+  EXPECT_EQ(t.cross_dim, 2) << "tiles of the output's rows and the input's (the output's outermost dimension)";
+  EXPECT_EQ(t.league, 128 * 104 * 100) << "whole tiles of 32 x 8";
+  const Plan strided_rows = plan_nd(tensor<3>(4, small, {10000, 100, 1}), {tensor<3>(4, small, {60000, 600, 2})});
+  EXPECT_EQ(impl::plan_name(strided_rows), "general");
+  EXPECT_EQ(strided_rows.cross_dim, -1) << "no input runs along another dimension";
+  EXPECT_EQ(strided_rows.league, 1000000);
   const std::array<std::int64_t, 2> big{50000, 50000};
   EXPECT_TRUE(plan_nd(tensor<2>(4, big, {50000, 1}), {tensor<2>(4, big, {1, 50000})}).wide_indices);
   // Whole views of any rank take the one-dimension table.

@@ -66,6 +66,14 @@ using CudaCases = ::testing::Types<>;
 /// Every test is instantiated once per enabled backend and value type.
 using AllCases = typename Concat<SerialCases, OpenMPCases, CudaCases>::type;
 
+/// The cases of the tests of several dimensions (test_rank_n*.cpp): the device's where the build has one (its host
+/// backends run them in the host builds, which CI tests), every backend otherwise.
+#if defined(KOKKOS_ENABLE_CUDA)
+using RankCases = CudaCases;
+#else
+using RankCases = AllCases;
+#endif
+
 /// A backend whose memory the host cannot read (the GPU): tile shapes with GPU team sizes apply to it.
 template <class C>
 inline constexpr bool on_device = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename C::memory_space>::accessible;

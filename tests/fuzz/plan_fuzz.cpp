@@ -167,6 +167,9 @@ void check_elementwise(Call& c, const CallFacts& facts) {
     walk_row(c, p, starts, strides, g.size(), facts.device);
   } else if (facts.device && p.strategy != Strategy::general) {  // rows, each from its coordinates
     CHECK(p.rows == g.size() / g.extents[0], p.rows);
+    // The row kernels are compiled for one pack (shifted, packed) or one pack's worth of elements in flight.
+    CHECK(p.items_in_flight == (p.strategy == Strategy::contiguous ? elements_per_pack(c.ops[0].element_bytes) : 1),
+          p.items_in_flight);
     CHECK(p.league % p.rows == 0, p.league, p.rows);
     for (int k = 0; k < K; ++k) strides[k] = 1;
     auto rows = [&](auto tag) {
@@ -204,7 +207,15 @@ void check_elementwise(Call& c, const CallFacts& facts) {
         for (int k = 1; k < K; ++k) in[k - 1] = c.at(k, offset[k]);
         c.touch(c.at(0, offset[0]), in);
       };
-      if (facts.device) {
+      if (facts.device && p.cross_dim >= 0) {  // tiles of the innermost and the cross dimension
+        CHECK(!p.wide_indices && p.league >= g.size() && p.league < (std::int64_t(1) << 31), p.league);
+        CHECK(p.league % (general_tile_inner * general_tile_cross) == 0, p.league);
+        const TiledCoordinates<N> tiled(g, p.cross_dim, list);
+        for (std::int64_t i = 0; i < p.league; ++i) {
+          std::int64_t offset[N];
+          if (tiled.offsets(std::uint32_t(i), offset)) visit(offset);
+        }
+      } else if (facts.device) {
         CHECK(p.league == g.size(), p.league);
         const Coordinates<N, max_rank> narrow(g, list, 0);
         const Strides<N> wide(g, list);
@@ -279,9 +290,12 @@ void check_overlap(const Call& c) {
   }
 }
 
-void check_reduction(const Call& c) {
+/// A device reduction over rows: chunks of 256 x 4 x W elements of the flattened rows, 256 threads each, every
+/// thread's items one team apart, its row from a RowCursor (as DeviceReduceTiles does). Every element once, at
+/// the operands' elements of its multi-index (the first operand orders the dimensions here).
+void check_reduction(Call& c) {
   const int count = int(c.ops.size());
-  const ReducePlan r = plan_reduction(c.ops.data(), count, count - 1);
+  const ReducePlan r = plan_reduction(c.ops.data(), count, 0);
   CHECK(r.n == c.ops[0].size(), r.n);
   if (r.n == 0) return;
   CHECK(r.rows * r.row_length == r.n, r.rows, r.row_length);
@@ -290,7 +304,45 @@ void check_reduction(const Call& c) {
       CHECK(o.address % pack_bytes == 0);
       CHECK(r.geometry.unit_inner(o) || r.row_length <= 1);
     }
+    CHECK(r.rows == 1 || r.row_length % r.width == 0, r.row_length);
   }
+  if (r.rows == 1 || !r.narrow_rows || count > 5) return;
+  const int V = r.width, threads = 256, W = elements_per_pack(c.ops[0].element_bytes);
+  const std::int64_t chunk = std::int64_t(threads) * 4 * W;
+  std::vector<int> seen(std::size_t(r.n), 0);
+  auto walk = [&](auto tag) {
+    constexpr int N = decltype(tag)::value;
+    const Operand* list[N];
+    for (int k = 0; k < N; ++k) list[k] = &c.ops[k];
+    const RowStarts<N> starts(r.geometry, list, 1);
+    for (std::int64_t first = 0; first < r.n; first += chunk) {
+      const std::int64_t end = std::min(r.n, first + chunk) / V;
+      for (int rank = 0; rank < threads; ++rank) {
+        std::int64_t item = first / V + rank;
+        if (item >= end) continue;
+        RowCursor<N> cursor(starts, r.row_length / V, item);
+        for (; item < end; item += threads) {
+          for (int lane = 0; lane < V; ++lane) {  // element at * V + lane of the cursor's row
+            const std::int64_t e = cursor.at * V + lane;
+            const std::int64_t out = c.at(0, cursor.base[0] + e * r.geometry.stride(c.ops[0], 0));
+            const auto found = c.out_index.find(out);
+            CHECK(found != c.out_index.end(), out);
+            ++seen[std::size_t(found->second)];
+            for (int k = 1; k < N; ++k)
+              CHECK(c.at(k, cursor.base[k] + e * r.geometry.stride(c.ops[k], 0)) == c.elements[k][found->second]);
+          }
+          cursor.advance(starts, threads);
+        }
+      }
+    }
+  };
+  switch (count) {
+    case 2: walk(std::integral_constant<int, 2>{}); break;
+    case 3: walk(std::integral_constant<int, 3>{}); break;
+    case 4: walk(std::integral_constant<int, 4>{}); break;
+    default: walk(std::integral_constant<int, 5>{}); break;
+  }
+  for (std::size_t i = 0; i < seen.size(); ++i) CHECK(seen[i] == 1, std::int64_t(i), seen[i]);
 }
 
 }  // namespace
@@ -336,7 +388,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   c.prepare();
   check_overlap(c);
-  check_reduction(c);
+  if (distinct_elements(c.ops[0])) check_reduction(c);
   // An elementwise call that passes the checks: distinct output elements, every input apart or exactly aliased,
   // elements aligned to their size (as Kokkos' views are).
   if (!distinct_elements(c.ops[0])) return 0;

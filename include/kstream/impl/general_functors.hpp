@@ -3,7 +3,7 @@
 // not run as device rows (tiled_functor.hpp):
 //   GeneralFunctor   device: one element per index of a RangePolicy over the flattened space, its coordinates
 //                    from divisions precomputed on the host (Coordinates: 32-bit index math where the plan
-//                    allows; Strides: 64-bit);
+//                    allows; Strides: 64-bit; TiledCoordinates: tiles of two dimensions, for mixed layouts);
 //   HostWalkFunctor  host: tiles of the flattened index, each one thread's walk along its rows (a contiguous row
 //                    is a plain vectorized loop, with streaming stores where the plan says).
 #include <Kokkos_Core.hpp>
@@ -15,11 +15,13 @@
 #include <kstream/impl/slots.hpp>
 #include <kstream/impl/store_policy.hpp>
 #include <kstream/impl/tiled_functor.hpp>
+#include <type_traits>
 #include <utility>
 
 namespace kstream::impl {
 
-/// Index: Coordinates (32-bit index math) or Strides (64-bit), each index's offsets in every operand.
+/// Index: Coordinates, TiledCoordinates (32-bit index math) or Strides (64-bit), each index's offsets in every
+/// operand.
 template <class Index, class Op, class OutT, class... InTs>
 struct GeneralFunctor : OpField<Op> {
   static constexpr int K = 1 + int(sizeof...(InTs));
@@ -32,7 +34,11 @@ struct GeneralFunctor : OpField<Op> {
 
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
     std::int64_t offset[K];
-    index.offsets(i, offset);
+    if constexpr (std::is_same_v<decltype(index.offsets(i, offset)), bool>) {
+      if (!index.offsets(std::uint32_t(i), offset)) return;  // a tile's padding
+    } else {
+      index.offsets(i, offset);
+    }
     apply(offset, Seq{});
   }
 

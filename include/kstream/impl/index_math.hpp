@@ -65,10 +65,79 @@ struct Coordinates {
   }
 };
 
+/// A general call's index in tiles (kstream/impl/plan.hpp, cross_dim): index i holds lane i % 32 of the innermost
+/// dimension and row (i / 32) % 8 of the cross dimension within tile i / 256; the tiles go over the innermost's,
+/// the cross dimension's, then the other dimensions' in order. False where the element lies past the extents (the
+/// last tiles' padding). 32-bit index math.
+template <int K>
+struct TiledCoordinates {
+  std::uint32_t inner_extent = 1, cross_extent = 1;
+  std::int32_t inner_stride[K] = {}, cross_stride[K] = {};
+  FastDivider inner_tiles, cross_tiles;
+  Coordinates<K, max_rank - 2> rest;  ///< every dimension but those two
+
+  TiledCoordinates() = default;
+  TiledCoordinates(const Geometry& g, int cross, const Operand* const (&operands)[K])
+      : inner_extent(std::uint32_t(g.extents[0])),
+        cross_extent(std::uint32_t(g.extents[cross])),
+        inner_tiles(std::uint32_t((g.extents[0] + general_tile_inner - 1) / general_tile_inner)),
+        cross_tiles(std::uint32_t((g.extents[cross] + general_tile_cross - 1) / general_tile_cross)) {
+    Geometry others;  // the remaining dimensions, innermost first
+    for (int d = 1; d < g.dims; ++d) {
+      if (d == cross) continue;
+      others.extents[others.dims] = g.extents[d];
+      others.axes[others.dims++] = g.axes[d];
+    }
+    rest = Coordinates<K, max_rank - 2>(others, operands, 0);
+    for (int k = 0; k < K; ++k) {
+      inner_stride[k] = std::int32_t(g.stride(*operands[k], 0));
+      cross_stride[k] = std::int32_t(g.stride(*operands[k], cross));
+    }
+  }
+
+  KOKKOS_FORCEINLINE_FUNCTION bool offsets(std::uint32_t i, std::int64_t (&offset)[K]) const {
+    constexpr int lanes = general_tile_inner, rows = general_tile_cross;
+    std::uint32_t tile = i / (lanes * rows);
+    const std::uint32_t next = inner_tiles.quotient(tile);
+    const std::uint32_t inner = (tile - next * inner_tiles.divisor) * lanes + i % lanes;
+    tile = next;
+    const std::uint32_t beyond = cross_tiles.quotient(tile);
+    const std::uint32_t cross = (tile - beyond * cross_tiles.divisor) * rows + (i / lanes) % rows;
+    if (inner >= inner_extent || cross >= cross_extent) return false;
+    rest.offsets(beyond, offset);
+    KSTREAM_DEVICE_UNROLL
+    for (int k = 0; k < K; ++k)
+      offset[k] += std::int64_t(inner) * inner_stride[k] + std::int64_t(cross) * cross_stride[k];
+    return true;
+  }
+};
+
 /// Where row `row` of the normalized space starts in each of K operands: its coordinates over dimensions 1.. of
 /// the geometry (rows and outer strides below 2^31).
 template <int K>
 using RowStarts = Coordinates<K, max_rank - 1>;
+
+/// A thread's place in rows of per_row items (elements or packs) whose starts come from RowStarts: the row, the
+/// item within it and the row's start in every operand, moved on by a stride of items across rows.
+template <int K>
+struct RowCursor {
+  std::int64_t per_row, at;
+  std::uint32_t row;
+  std::int64_t base[K];
+
+  KOKKOS_FORCEINLINE_FUNCTION RowCursor(const RowStarts<K>& starts, std::int64_t per_row_, std::int64_t item)
+      : per_row(per_row_), at(0), row(std::uint32_t(item / per_row_)) {
+    at = item - std::int64_t(row) * per_row;
+    starts.offsets(row, base);
+  }
+  KOKKOS_FORCEINLINE_FUNCTION void advance(const RowStarts<K>& starts, std::int64_t by) {
+    at += by;
+    while (at >= per_row) {
+      at -= per_row;
+      starts.offsets(++row, base);
+    }
+  }
+};
 
 /// The operands' strides along every dimension of g, and their offsets at a flat index, for kernels that walk the
 /// whole normalized space (general).

@@ -315,6 +315,13 @@ void launch_ranked(const Sink& sink, const char* label, const ExecSpace& exec, c
         if (p.wide_indices)
           return sink(label, policy,
                       GeneralFunctor<Strides<K>, Op, OutT, InTs...>{op, at, Strides<K>(p.geometry, operands)});
+        if (p.cross_dim >= 0)  // blocks of 256 indices: each tile in one team
+          return sink(label,
+                      Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>,
+                                          Kokkos::LaunchBounds<general_tile_inner * general_tile_cross>>(
+                          exec, 0, p.league),
+                      GeneralFunctor<TiledCoordinates<K>, Op, OutT, InTs...>{
+                          op, at, TiledCoordinates<K>(p.geometry, p.cross_dim, operands)});
         return sink(label, policy,
                     GeneralFunctor<Coordinates<K, max_rank>, Op, OutT, InTs...>{
                         op, at, Coordinates<K, max_rank>(p.geometry, operands, 0)});

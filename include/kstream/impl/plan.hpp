@@ -34,7 +34,9 @@
 // strided     as contiguous, with the strides applied.
 // elements    one element per index of a RangePolicy from a functor of pointers and 32-bit strides.
 // general     one element per index of a RangePolicy over the normalized dimensions: each index split into its
-//             coordinates with divisions precomputed on the host (32-bit where the count and every span fit).
+//             coordinates with divisions precomputed on the host (32-bit where the count and every span fit);
+//             where an input runs along another dimension than the output (a transpose, mixed layouts), in
+//             tiles of the output's and that input's innermost dimensions (cross_dim).
 // rows        (device) one team per tile of a row: the row's start from its coordinates, then the row's strategy.
 //
 // Launch: on a device one TeamPolicy team per tile (elements, general: a RangePolicy). On a host a RangePolicy of
@@ -91,6 +93,11 @@ Geometry normalize(const Operand& first, const Operand* rest, int rest_count);
 /// Bytes a device row needs to run as rows (shorter rows run general): 512, a warp's 16-byte packs.
 inline constexpr std::int64_t min_row_bytes = 512;
 
+/// A device general call whose inputs do not all run along the output's innermost dimension goes in tiles of
+/// general_tile_inner elements along it (a warp's stores, adjacent) by general_tile_cross along an input's own
+/// innermost dimension (that input's warp loads: one 32-byte sector of floats each, used whole within the tile).
+inline constexpr int general_tile_inner = 32, general_tile_cross = 8;
+
 /// Inputs whose shifts a shifted plan holds; calls with more take the contiguous strategy.
 inline constexpr int max_shifted_inputs = 8;
 
@@ -114,6 +121,8 @@ struct Plan {
   Geometry geometry;          ///< the normalized iteration space
   std::int64_t rows = 1;      ///< rows of geometry.extents[0] elements the strategy runs over (1: one dimension)
   bool wide_indices = false;  ///< general: 64-bit index math (the count or a span does not fit 31 bits)
+  std::int8_t cross_dim = -1;  ///< general, device: the dimension tiled with the innermost (an input's innermost),
+                               ///< general_tile_inner x general_tile_cross per tile; -1: in the flattened order
   Strategy strategy = Strategy::strided;
   std::int64_t head = 0;        ///< scalars before the body (packed, shifted)
   std::int64_t body_items = 0;  ///< items the tiles cover (rows: in each row)

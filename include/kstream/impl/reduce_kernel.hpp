@@ -125,6 +125,18 @@ struct ReduceStep : OpField<Op> {
     return moved;
   }
 
+  /// Offsets of element i of a row starting at base[k] in every operand.
+  KOKKOS_FORCEINLINE_FUNCTION void along(const std::int64_t (&base)[operands], std::int64_t i,
+                                         std::int64_t (&offset)[operands]) const {
+    along(base, i, offset, Seq{});
+  }
+  template <std::size_t... Is>
+  KOKKOS_FORCEINLINE_FUNCTION void along(const std::int64_t (&base)[operands], std::int64_t i,
+                                         std::int64_t (&offset)[operands], std::index_sequence<Is...>) const {
+    ((offset[Is] = base[Is] + i * get<Is>(in).stride), ...);
+    if constexpr (writes) offset[sizeof...(Ts)] = base[sizeof...(Ts)] + i * out.stride;
+  }
+
   /// Element i of every input.
   template <std::size_t... Is>
   KOKKOS_FORCEINLINE_FUNCTION Elements load(std::int64_t i, std::index_sequence<Is...>) const {
@@ -185,52 +197,79 @@ constexpr std::int64_t device_chunks(std::int64_t n, int W) {
   return n <= 0 ? 1 : (n + device_chunk_items(W) - 1) / device_chunk_items(W);
 }
 
-/// Device tiles: team t reduces chunk t of the row (elements [t * chunk_items, (t + 1) * chunk_items) up to
-/// row_length) with InFlight accumulators per thread into partials[t], reading 16-byte packs of W elements where
-/// every operand allows (`packed`), single elements otherwise. With Rows, team t takes chunk t % segments of row
-/// t / segments, the row's start in each operand from its coordinates.
+/// Device tiles: team t reduces chunk t (elements [t * chunk_items, (t + 1) * chunk_items) up to n) with InFlight
+/// accumulators per thread into partials[t], reading 16-byte packs of W elements where every operand allows
+/// (`packed`), single elements otherwise. With Rows the chunk is one of the flattened rows' index (rows of
+/// row_length elements): each thread keeps a cursor on its row, the row's start in each operand from its
+/// coordinates, moved on as the thread's elements cross into the next rows.
 template <class ExecSpace, class Acc, int W, class Reducer, class Step, bool Rows>
 struct DeviceReduceTiles : RowFields<Rows, std::size_t(Step::operands)> {
   static constexpr int InFlight = device_in_flight;
+  static constexpr int K = Step::operands;
   using member_type = typename DeviceReducePolicy<ExecSpace>::member_type;
   using Seq = typename Step::Seq;
   Reducer r;
   Step step;
-  std::int64_t row_length, chunk_items;
+  std::int64_t row_length, n, chunk_items;
   bool packed;
   Acc* partials;
 
-  DeviceReduceTiles(const Reducer& r_, const Step& step_, std::int64_t row_length_, bool packed_, Acc* partials_)
-      : r(r_),
-        step(step_),
-        row_length(row_length_),
-        chunk_items(device_chunk_items(W)),
-        packed(packed_),
+  DeviceReduceTiles(const Reducer& r_, const Step& step_, std::int64_t row_length_, std::int64_t n_, bool packed_,
+                    Acc* partials_)
+      : r(r_), step(step_), row_length(row_length_), n(n_), chunk_items(device_chunk_items(W)), packed(packed_),
         partials(partials_) {}
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
     Acc acc[InFlight];
     KSTREAM_DEVICE_UNROLL
     for (int k = 0; k < InFlight; ++k) acc[k] = r.template identity<Acc>();
-    std::int64_t first = 0;
+    const std::int64_t first = std::int64_t(team.league_rank()) * chunk_items;
+    const std::int64_t last = first + chunk_items < n ? first + chunk_items : n;
     if constexpr (Rows) {
-      const auto t = std::uint32_t(team.league_rank());
-      const std::uint32_t row = this->segments.quotient(t);
-      std::int64_t offset[Step::operands];
-      this->starts.offsets(row, offset);
-      first = std::int64_t(t - row * this->segments.divisor) * chunk_items;
-      accumulate(step.from(offset), first, first + chunk_items < row_length ? first + chunk_items : row_length,
-                 team.team_rank(), team.team_size(), acc);
+      if (packed) {
+        accumulate_rows<W>(first, last, team.team_rank(), team.team_size(), acc);
+      } else {
+        accumulate_rows<1>(first, last, team.team_rank(), team.team_size(), acc);
+      }
     } else {
-      first = std::int64_t(team.league_rank()) * chunk_items;
-      accumulate(step, first, first + chunk_items < row_length ? first + chunk_items : row_length, team.team_rank(),
-                 team.team_size(), acc);
+      accumulate(step, first, last, team.team_rank(), team.team_size(), acc);
     }
     Acc mine = acc[0];
     KSTREAM_DEVICE_UNROLL
     for (int k = 1; k < InFlight; ++k) mine = r(mine, acc[k]);
     team.team_reduce(KokkosReducer<Reducer, Acc, Kokkos::HostSpace>(r, mine));  // (a scalar, as Kokkos::Sum)
     if (team.team_rank() == 0) partials[team.league_rank()] = mine;
+  }
+
+  /// Items (V elements: a pack, or one) [first, last) / V of the flattened rows into this thread's accumulators;
+  /// every load in flight issued before any is reduced (or stored: a fused output may alias an input).
+  template <int V>
+  KOKKOS_INLINE_FUNCTION void accumulate_rows(std::int64_t first, std::int64_t last, int rank, int threads,
+                                              Acc (&acc)[InFlight]) const {
+    const std::int64_t end = last / V;
+    std::int64_t item = first / V + rank;
+    if (item >= end) return;
+    RowCursor<K> cursor(this->starts, row_length / V, item);
+    for (; item + (InFlight - 1) * threads < end; item += InFlight * threads) {
+      std::int64_t offset[InFlight][K];
+      typename Step::template Packs<V> loaded[InFlight];
+      KSTREAM_DEVICE_UNROLL
+      for (int s = 0; s < InFlight; ++s) {
+        step.along(cursor.base, cursor.at * V, offset[s]);
+        loaded[s] = step.from(offset[s]).template load_pack<V>(0, Seq{});
+        cursor.advance(this->starts, threads);
+      }
+      KSTREAM_DEVICE_UNROLL
+      for (int s = 0; s < InFlight; ++s)
+        acc[s] = step.from(offset[s]).template pack<Acc, V>(0, loaded[s], r, acc[s], Seq{});
+    }
+    for (; item < end; item += threads) {
+      std::int64_t offset[K];
+      step.along(cursor.base, cursor.at * V, offset);
+      const Step here = step.from(offset);
+      acc[0] = here.template pack<Acc, V>(0, here.template load_pack<V>(0, Seq{}), r, acc[0], Seq{});
+      cursor.advance(this->starts, threads);
+    }
   }
 
   /// Elements [first, last) into this thread's accumulators.
@@ -340,22 +379,22 @@ void reduce_tiles(const Sink& sink, const char* label, const ExecSpace& exec, co
   constexpr bool convert = !std::is_same_v<typename result_value<Result, Acc>::type, Acc>;
   if constexpr (is_device_execution_space_v<ExecSpace>) {
     using Space = typename ExecSpace::memory_space;
-    const std::int64_t segments = device_chunks(rp.row_length, W), chunks = segments * rp.rows;
+    const bool packed = W > 1 && rp.width == W;
+    const std::int64_t chunks = device_chunks(rp.n, W);
     if (chunks > INT32_MAX || (rp.rows > 1 && !rp.narrow_rows))
       throw std::length_error(std::string(label) + ": " + std::to_string(rp.rows) + " rows of " +
                               std::to_string(rp.row_length) +
                               " elements: a device reduction takes fewer than 2^31 chunks, and rows whose extents "
                               "and strides stay below 2^31");
-    const bool packed = W > 1 && rp.width == W;
     // partials[0, chunks), then (converting) the accumulated value before it is converted into the result
     const auto launch = [&](Acc* partials) {
       const DeviceReducePolicy<ExecSpace> policy(exec, int(chunks), device_team_size);
       if (rp.rows == 1) {
         sink(label, policy,
-             DeviceReduceTiles<ExecSpace, Acc, W, Reducer, Step, false>(r, step, rp.row_length, packed, partials));
+             DeviceReduceTiles<ExecSpace, Acc, W, Reducer, Step, false>(r, step, rp.n, rp.n, packed, partials));
       } else {
-        DeviceReduceTiles<ExecSpace, Acc, W, Reducer, Step, true> tiles(r, step, rp.row_length, packed, partials);
-        tiles.segments = FastDivider(std::uint32_t(segments));
+        DeviceReduceTiles<ExecSpace, Acc, W, Reducer, Step, true> tiles(r, step, rp.row_length, rp.n, packed,
+                                                                         partials);
         tiles.starts = RowStarts<Step::operands>(rp.geometry, operands, 1);
         sink(label, policy, tiles);
       }
