@@ -473,16 +473,16 @@ def nd_rows(sources):
 
 
 def plot_nd(sources, out_dir):
-    """tiled / flat and the faster MDRange / flat for each case of add at the largest n of each source."""
+    """tiled / flat and the faster MDRange / flat for each case of add at its largest n in each source."""
     bars = defaultdict(dict)  # (backend, type) -> {case: (kstream fraction, MDRange fraction)}
     for src in sources:
         rows = src["rows"]
         cases = [k for k in nd_cases(src) if k[2] == "add"]
         largest = {}
         for backend, typ, op, case, n in cases:
-            largest[(backend, typ)] = max(n, largest.get((backend, typ), 0))
+            largest[(backend, typ, case)] = max(n, largest.get((backend, typ, case), 0))
         for backend, typ, op, case, n in cases:
-            if n != largest[(backend, typ)]:
+            if n != largest[(backend, typ, case)]:
                 continue
             get = lambda v: rows.get((backend, typ, op, f"{v}@{ND_PREFIX}{case}", n), (None,))[0]
             flat = get("flat")

@@ -92,6 +92,28 @@ class ReportTest(ReportCase):
         self.assertIn("0.39x", row)             # recorded / cuda_launches = 1.30 / 3.30
         self.assertIn("1.08x", row)             # recorded / cuda_graph = 1.30 / 1.20
 
+    def test_rank_n_table_against_rank_1_mdrange_and_the_row_peer(self):
+        import json
+        gbps = {"tiled": 4200.0, "flat": 4400.0, "mdrange": 1000.0, "mdrange_matched": 1400.0, "cuda_rows": 2100.0}
+        data = {"context": {"date": "2026-12-02", "host_name": "fixture-gpu", "kstream.backends": "Cuda"},
+                "benchmarks": [{"name": f"add/{v}/float/Cuda/nd-interior3-left/132651000", "run_name":
+                                f"add/{v}/float/Cuda/nd-interior3-left/132651000", "run_type": "iteration",
+                                "GB/s": g, "real_time": 1.0, "time_unit": "us"} for v, g in gbps.items()]}
+        path = os.path.join(self.tmp.name, "nd.json")
+        with open(path, "w") as f:
+            json.dump(data, f)
+        result = run(path, "--out", self.out)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(self.out) as f:
+            text = f.read()
+        row = next(line for line in text.split("## Views of several dimensions")[1].splitlines()
+                   if "| interior3-left |" in line)
+        self.assertIn("| 0.955 |", row)           # tiled / flat = 4200 / 4400
+        self.assertIn("| 1,000 / 1,400 |", row)   # MDRange in both orders
+        self.assertIn("| 3.00x |", row)           # against the faster MDRange
+        self.assertIn("cuda_rows 2,100 | 2.000x", row)
+        self.assertNotIn("nd-", text.split("## Views of several dimensions")[0])  # out of the other tables
+
     def test_scaling_table_per_rank_count(self):
         text, result = self.report("report_mpi.json")
         section = text.split("## Several GPUs (MPI)")[1].split("## ")[0]
