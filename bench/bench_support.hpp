@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <kstream/low_precision.hpp>
+#include <kstream/reduce.hpp>
 #include <kstream/tiling.hpp>
 #include <limits>
 #include <map>
@@ -468,6 +469,34 @@ auto reader(std::shared_ptr<View> result) {
     return double(value);
   };
 }
+
+/// The suite's operations shared by its files: BabelStream's copy and triad (scalar 0.5; see Op), and the Krylov
+/// step's update r - x with the square of the updated r (update_norm; the fused form's reduce_op also takes the
+/// inputs).
+template <class T>
+struct Same {
+  KOKKOS_INLINE_FUNCTION T operator()(T x) const { return x; }
+};
+template <class T>
+struct Triad {
+  KOKKOS_INLINE_FUNCTION T operator()(T x, T y) const { return x + T(0.5) * y; }
+};
+template <class T>
+struct SubtractX {
+  KOKKOS_INLINE_FUNCTION T operator()(T r, T x) const { return r - x; }
+};
+struct Square {
+  template <class T>
+  KOKKOS_INLINE_FUNCTION kstream::accumulator_t<T> operator()(T r) const {
+    return kstream::accumulator_t<T>(r) * kstream::accumulator_t<T>(r);
+  }
+};
+struct SquareFirst {
+  template <class T>
+  KOKKOS_INLINE_FUNCTION kstream::accumulator_t<T> operator()(T r, T, T) const {
+    return Square{}(r);
+  }
+};
 
 /// factor * x (the suite's mul and its fusion chains).
 template <class T>

@@ -259,25 +259,6 @@ void md_stream(Op op, const NdOperands<Exec, T, R>& o) {
   }
 }
 
-template <class T>
-struct Same {
-  KOKKOS_INLINE_FUNCTION T operator()(T x) const { return x; }
-};
-template <class T>
-struct Triad {
-  KOKKOS_INLINE_FUNCTION T operator()(T x, T y) const { return x + T(0.5) * y; }
-};
-template <class T>
-struct Minus {
-  KOKKOS_INLINE_FUNCTION T operator()(T r, T x) const { return r - x; }
-};
-struct SquareOfFirst {
-  template <class T>
-  KOKKOS_INLINE_FUNCTION kstream::accumulator_t<T> operator()(T r, T, T) const {
-    return kstream::accumulator_t<T>(r) * kstream::accumulator_t<T>(r);
-  }
-};
-
 /// kstream's call of `op` on any views of one rank.
 template <class Exec, class T, class Views>
 void kstream_call(Op op, const Views& o) {
@@ -584,39 +565,27 @@ void register_case(const std::string& type_name, const NdCase& c, std::int64_t c
         },
         exact_check(read, n, product_at));
     // r = r - x and ||r||^2, r the output (reset to y before the validated call).
-    for (const bool nd : {true, false}) {
-      add_row(
-          Op::update_norm, nd ? "fused_tiled" : "fused_flat",
-          [=] {
-            if (nd) {
-              const auto o = operands();
-              kstream::transform_reduce(Exec(), o.out, Minus<T>{}, *result, kstream::Sum{}, SquareOfFirst{}, o.out,
-                                        o.x);
-            } else {
-              const auto o = flat();
-              kstream::transform_reduce(Exec(), o.out, Minus<T>{}, *result, kstream::Sum{}, SquareOfFirst{}, o.out,
-                                        o.x);
-            }
-          },
-          [=] {
-            // The timed calls kept subtracting: validate one call from out = y.
-            if (nd) {
-              const auto o = operands();
-              Kokkos::deep_copy(o.out, o.y);
-              kstream::transform_reduce(Exec(), o.out, Minus<T>{}, *result, kstream::Sum{}, SquareOfFirst{}, o.out,
-                                        o.x);
-            } else {
-              const auto o = flat();
-              Kokkos::deep_copy(o.out, o.y);
-              kstream::transform_reduce(Exec(), o.out, Minus<T>{}, *result, kstream::Sum{}, SquareOfFirst{}, o.out,
-                                        o.x);
-            }
-            Exec().fence();
-            const std::int64_t wrong =
-                nd ? nd_errors<Exec, T, R>(Op::update_norm, operands()) : count_errors(Op::update_norm, flat());
-            return wrong == 0 ? std::string() : std::to_string(wrong) + " elements wrong";
-          });
-    }
+    const auto fused = [result](const auto& o) {
+      kstream::transform_reduce(Exec(), o.out, SubtractX<T>{}, *result, kstream::Sum{}, SquareFirst{}, o.out, o.x);
+    };
+    add_row(
+        Op::update_norm, "fused_tiled", [=] { fused(operands()); },
+        [=] {
+          const auto o = operands();
+          Kokkos::deep_copy(o.out, o.y);  // the timed calls kept subtracting: one call from out = y
+          fused(o);
+          const std::int64_t wrong = nd_errors<Exec, T, R>(Op::update_norm, o);
+          return wrong == 0 ? std::string() : std::to_string(wrong) + " elements wrong";
+        });
+    add_row(
+        Op::update_norm, "fused_flat", [=] { fused(flat()); },
+        [=] {
+          const auto o = flat();
+          Kokkos::deep_copy(o.out, o.y);
+          fused(o);
+          const std::int64_t wrong = count_errors(Op::update_norm, o);
+          return wrong == 0 ? std::string() : std::to_string(wrong) + " elements wrong";
+        });
   }
 }
 

@@ -13,24 +13,6 @@ struct NaiveDot {
   Vec<Exec, T> x, y;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, T& sum) const { sum += x(i) * y(i); }
 };
-/// r - x, and its square in the accumulator type (update_norm's two operations).
-template <class T>
-struct SubtractX {
-  KOKKOS_INLINE_FUNCTION T operator()(T r, T x) const { return r - x; }
-};
-struct Square {
-  template <class T>
-  KOKKOS_INLINE_FUNCTION kstream::accumulator_t<T> operator()(T r) const {
-    return kstream::accumulator_t<T>(r) * kstream::accumulator_t<T>(r);
-  }
-};
-struct SquareFirst {  // the fused form's reduce_op: the updated r, then the inputs
-  template <class T>
-  KOKKOS_INLINE_FUNCTION kstream::accumulator_t<T> operator()(T r, T, T) const {
-    return Square{}(r);
-  }
-};
-
 }  // namespace
 
 /// The reductions: dot (kstream, naive Kokkos; peers in the backends' files) and the Krylov step r = r - x,

@@ -8,15 +8,7 @@
 namespace kstream::bench {
 namespace {
 
-/// BabelStream's operations, scalar 0.5 (see Op).
-template <class T>
-struct Same {
-  KOKKOS_INLINE_FUNCTION T operator()(T x) const { return x; }
-};
-template <class T>
-struct Triad {
-  KOKKOS_INLINE_FUNCTION T operator()(T x, T y) const { return x + T(0.5) * y; }
-};
+/// BabelStream's nstream, scalar 0.5 (see Op; copy and triad: bench_support.hpp).
 template <class T>
 struct Nstream {
   KOKKOS_INLINE_FUNCTION T operator()(T out, T x, T y) const { return out + (x + T(0.5) * y); }

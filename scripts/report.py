@@ -668,6 +668,18 @@ def plot(groups_, out_dir, typ):
     return save_figure(plt, fig, out_dir, f"bandwidth_{typ}.png")
 
 
+def add_figure(out, plot, out_path, alt):
+    """Appends the figure plot() writes (None: none; no matplotlib: none) to the report's lines; True if one was."""
+    try:
+        path = plot()
+    except ImportError:
+        return False
+    if not path:
+        return False
+    out += [f"![{alt}]({os.path.relpath(path, os.path.dirname(os.path.abspath(out_path)))})", ""]
+    return True
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("results", nargs="+", help="Google Benchmark JSON files")
@@ -772,25 +784,13 @@ def main(argv=None):
     nd = nd_rows(sources)
     if nd:
         out += nd
-        try:
-            path = plot_nd(sources, plots_dir)
-        except ImportError:
-            path = None
-        if path:
-            plotted = True
-            rel = os.path.relpath(path, os.path.dirname(os.path.abspath(args.out)))
-            out += [f"![fraction of the rank-1 speed per case]({rel})", ""]
+        plotted = add_figure(out, lambda: plot_nd(sources, plots_dir), args.out,
+                             "fraction of the rank-1 speed per case") or plotted
     scaling = scaling_rows(sources)
     if scaling:
         out += scaling
-        try:
-            path = plot_scaling(sources, plots_dir)
-        except ImportError:
-            path = None
-        if path:
-            plotted = True
-            rel = os.path.relpath(path, os.path.dirname(os.path.abspath(args.out)))
-            out += [f"![aggregate GB/s against ranks]({rel})", ""]
+        plotted = add_figure(out, lambda: plot_scaling(sources, plots_dir), args.out,
+                             "aggregate GB/s against ranks") or plotted
     out += chain64_rows(sources)
     out += launch_floor(sources)
     for (backend, typ, op) in sorted(g, key=lambda k: (k[0], k[1] != "float", k[1], k[2])):

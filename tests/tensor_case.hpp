@@ -96,15 +96,10 @@ std::vector<Mapping<R>> standard_mappings(const std::array<std::int64_t, R>& ext
 
 /// A rank-R view at a mapping inside a parent whose other elements hold a sentinel.
 template <class T, int R, class MemorySpace>
-class GuardedTensor {
+class GuardedTensor : public GuardedParent<T, MemorySpace> {
  public:
   GuardedTensor(const std::string& label, const std::array<std::int64_t, R>& extents, const Mapping<R>& mapping)
-      : extents_(extents),
-        mapping_(mapping),
-        parent_(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), parent_extent(extents, mapping)),
-        host_(parent_.extent(0), sentinel()) {}
-
-  static T sentinel() { return T(-12345.5); }
+      : GuardedParent<T, MemorySpace>(label, parent_extent(extents, mapping)), extents_(extents), mapping_(mapping) {}
 
   TensorView<T, R, MemorySpace> view() const {
     Kokkos::LayoutStride layout;
@@ -112,7 +107,7 @@ class GuardedTensor {
       layout.dimension[d] = std::size_t(extents_[d]);
       layout.stride[d] = std::size_t(mapping_.strides[d]);
     }
-    return TensorView<T, R, MemorySpace>(parent_.data() + mapping_.offset, layout);
+    return TensorView<T, R, MemorySpace>(this->parent_.data() + mapping_.offset, layout);
   }
 
   std::int64_t size() const {
@@ -132,27 +127,14 @@ class GuardedTensor {
     for (int d = 0; d < R; ++d) p += idx[d] * mapping_.strides[d];
     return p;
   }
-  T& at(std::int64_t i) { return host_[position(index(i))]; }
-  T at(std::int64_t i) const { return host_[position(index(i))]; }
-
-  void upload() {
-    auto h = Kokkos::create_mirror_view(Kokkos::HostSpace(), parent_);
-    std::memcpy(h.data(), host_.data(), host_.size() * sizeof(T));
-    Kokkos::deep_copy(parent_, h);
-  }
-  void download() {
-    Kokkos::fence();
-    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), parent_);
-    std::memcpy(host_.data(), h.data(), host_.size() * sizeof(T));
-  }
+  T& at(std::int64_t i) { return this->host_[position(index(i))]; }
+  T at(std::int64_t i) const { return this->host_[position(index(i))]; }
 
   /// Elements of the parent outside the view that no longer hold the sentinel.
   std::int64_t damaged_guard_elements() const {
-    std::vector<bool> mine(host_.size(), false);
+    std::vector<bool> mine(this->host_.size(), false);
     for (std::int64_t i = 0; i < size(); ++i) mine[position(index(i))] = true;
-    std::int64_t damaged = 0;
-    for (std::size_t k = 0; k < host_.size(); ++k) damaged += !mine[k] && !same_bits(host_[k], sentinel());
-    return damaged;
+    return this->damaged(mine);
   }
 
   const Mapping<R>& mapping() const { return mapping_; }
@@ -166,8 +148,6 @@ class GuardedTensor {
 
   std::array<std::int64_t, R> extents_;
   Mapping<R> mapping_;
-  Kokkos::View<T*, MemorySpace> parent_;
-  std::vector<T> host_;
 };
 
 /// Small whole numbers (every sum and product exact), different per operand.

@@ -36,6 +36,17 @@ class ReportCase(unittest.TestCase):
         with open(self.out) as f:
             return f.read(), result
 
+    def report_data(self, data):
+        """report.py on a Google Benchmark JSON made here."""
+        import json
+        path = os.path.join(self.tmp.name, "made.json")
+        with open(path, "w") as f:
+            json.dump(data, f)
+        result = run(path, "--out", self.out)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(self.out) as f:
+            return f.read()
+
     def row(self, text, heading, n):
         section = text.split(f"## {heading}")[1].split("## ")[0]
         return next(line for line in section.splitlines() if line.startswith(f"| {n:,} |"))
@@ -73,19 +84,12 @@ class ReportTest(ReportCase):
         self.assertNotIn("@", text.split("## Operand layouts")[0])  # layouts stay out of the aligned tables
 
     def test_chain64_table_per_operation(self):
-        import json
         rows = {"eager": 256.0, "recorded": 83.2, "cub_eager": 243.2, "cuda_launches": 211.2, "cuda_graph": 76.8}
-        data = {"context": {"date": "2026-11-30", "host_name": "fixture-gpu", "kstream.backends": "Cuda"},
-                "benchmarks": [{"name": f"chain64/{v}/float/Cuda/aligned/4096", "run_name":
-                                f"chain64/{v}/float/Cuda/aligned/4096", "run_type": "iteration", "GB/s": 1.0,
-                                "real_time": 1.0, "time_unit": "us", "us_per_call": us} for v, us in rows.items()]}
-        path = os.path.join(self.tmp.name, "chain.json")
-        with open(path, "w") as f:
-            json.dump(data, f)
-        result = run(path, "--out", self.out)
-        self.assertEqual(result.returncode, 0, result.stderr)
-        with open(self.out) as f:
-            text = f.read()
+        text = self.report_data({
+            "context": {"date": "2026-11-30", "host_name": "fixture-gpu", "kstream.backends": "Cuda"},
+            "benchmarks": [{"name": f"chain64/{v}/float/Cuda/aligned/4096", "run_name":
+                            f"chain64/{v}/float/Cuda/aligned/4096", "run_type": "iteration", "GB/s": 1.0,
+                            "real_time": 1.0, "time_unit": "us", "us_per_call": us} for v, us in rows.items()]})
         row = next(line for line in text.split("## Chains of small calls")[1].splitlines() if "| 4,096 |" in line)
         self.assertIn("| 4.00 | 1.30 |", row)   # us per operation: 256 / 64, 83.2 / 64
         self.assertIn("0.33x", row)             # recorded / eager
@@ -93,19 +97,12 @@ class ReportTest(ReportCase):
         self.assertIn("1.08x", row)             # recorded / cuda_graph = 1.30 / 1.20
 
     def test_rank_n_table_against_rank_1_mdrange_and_the_row_peer(self):
-        import json
         gbps = {"tiled": 4200.0, "flat": 4400.0, "mdrange": 1000.0, "mdrange_matched": 1400.0, "cuda_rows": 2100.0}
-        data = {"context": {"date": "2026-12-02", "host_name": "fixture-gpu", "kstream.backends": "Cuda"},
-                "benchmarks": [{"name": f"add/{v}/float/Cuda/nd-interior3-left/132651000", "run_name":
-                                f"add/{v}/float/Cuda/nd-interior3-left/132651000", "run_type": "iteration",
-                                "GB/s": g, "real_time": 1.0, "time_unit": "us"} for v, g in gbps.items()]}
-        path = os.path.join(self.tmp.name, "nd.json")
-        with open(path, "w") as f:
-            json.dump(data, f)
-        result = run(path, "--out", self.out)
-        self.assertEqual(result.returncode, 0, result.stderr)
-        with open(self.out) as f:
-            text = f.read()
+        text = self.report_data({
+            "context": {"date": "2026-12-02", "host_name": "fixture-gpu", "kstream.backends": "Cuda"},
+            "benchmarks": [{"name": f"add/{v}/float/Cuda/nd-interior3-left/132651000", "run_name":
+                            f"add/{v}/float/Cuda/nd-interior3-left/132651000", "run_type": "iteration",
+                            "GB/s": g, "real_time": 1.0, "time_unit": "us"} for v, g in gbps.items()]})
         row = next(line for line in text.split("## Views of several dimensions")[1].splitlines()
                    if "| interior3-left |" in line)
         self.assertIn("| 0.955 |", row)           # tiled / flat = 4200 / 4400

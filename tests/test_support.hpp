@@ -4,10 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <Kokkos_Core.hpp>
-#include <kstream/low_precision.hpp>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <kstream/low_precision.hpp>
 #include <random>
 #include <sstream>
 #include <string>
@@ -97,28 +97,14 @@ struct Placement {
 template <class T, class MemorySpace>
 using StridedView = Kokkos::View<T*, Kokkos::LayoutStride, MemorySpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
-/// A view of n elements placed inside a larger parent whose other elements hold a sentinel, so that a kernel
-/// writing anywhere but its n elements is caught.
+/// A parent allocation and its host copy, every element a sentinel until set: what the guarded views of the tests
+/// live in (GuardedOperand here, rank 1; GuardedTensor in tensor_case.hpp, any rank).
 template <class T, class MemorySpace>
-class GuardedOperand {
+class GuardedParent {
  public:
-  static constexpr std::int64_t guard = 17;
-
-  GuardedOperand(const std::string& label, std::int64_t n, Placement place)
-      : n_(n), place_(place), parent_(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), parent_extent(n, place)) {
-    host_ = std::vector<T>(parent_.extent(0), sentinel());
-  }
-
   static T sentinel() { return T(-12345.5); }
 
-  StridedView<T, MemorySpace> view() const {
-    return StridedView<T, MemorySpace>(parent_.data() + place_.offset, Kokkos::LayoutStride(n_, place_.stride));
-  }
-
-  /// Sets element i (host copy); upload() sends everything to the device.
-  T& at(std::int64_t i) { return host_[place_.offset + i * place_.stride]; }
-  T at(std::int64_t i) const { return host_[place_.offset + i * place_.stride]; }
-
+  /// Sends the whole host copy to the parent.
   void upload() {
     auto h = Kokkos::create_mirror_view(Kokkos::HostSpace(), parent_);
     std::memcpy(h.data(), host_.data(), host_.size() * sizeof(T));
@@ -132,19 +118,49 @@ class GuardedOperand {
     std::memcpy(host_.data(), h.data(), host_.size() * sizeof(T));
   }
 
+  static bool same_value(T a, T b) { return same_bits(a, b); }
+
+ protected:
+  GuardedParent(const std::string& label, std::int64_t extent)
+      : parent_(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), extent), host_(extent, sentinel()) {}
+
+  /// Elements of the parent not marked in `mine` (the view's) that no longer hold the sentinel.
+  std::int64_t damaged(const std::vector<bool>& mine) const {
+    std::int64_t count = 0;
+    for (std::size_t k = 0; k < host_.size(); ++k) count += !mine[k] && !same_value(host_[k], sentinel());
+    return count;
+  }
+
+  Kokkos::View<T*, MemorySpace> parent_;
+  std::vector<T> host_;
+};
+
+/// A view of n elements placed inside a larger parent whose other elements hold a sentinel, so that a kernel
+/// writing anywhere but its n elements is caught.
+template <class T, class MemorySpace>
+class GuardedOperand : public GuardedParent<T, MemorySpace> {
+ public:
+  static constexpr std::int64_t guard = 17;
+
+  GuardedOperand(const std::string& label, std::int64_t n, Placement place)
+      : GuardedParent<T, MemorySpace>(label, parent_extent(n, place)), n_(n), place_(place) {}
+
+  StridedView<T, MemorySpace> view() const {
+    return StridedView<T, MemorySpace>(this->parent_.data() + place_.offset, Kokkos::LayoutStride(n_, place_.stride));
+  }
+
+  /// Sets element i (host copy); upload() sends everything to the device.
+  T& at(std::int64_t i) { return this->host_[place_.offset + i * place_.stride]; }
+  T at(std::int64_t i) const { return this->host_[place_.offset + i * place_.stride]; }
+
   /// Elements of the parent that are not among the view's n: all must still hold the sentinel.
   std::int64_t damaged_guard_elements() const {
-    std::vector<bool> mine(host_.size(), false);
+    std::vector<bool> mine(this->host_.size(), false);
     for (std::int64_t i = 0; i < n_; ++i) mine[place_.offset + i * place_.stride] = true;
-    std::int64_t damaged = 0;
-    for (std::size_t k = 0; k < host_.size(); ++k)
-      if (!mine[k] && !same_value(host_[k], sentinel())) ++damaged;
-    return damaged;
+    return this->damaged(mine);
   }
 
   std::int64_t size() const { return n_; }
-
-  static bool same_value(T a, T b) { return same_bits(a, b); }
 
  private:
   static std::int64_t parent_extent(std::int64_t n, Placement p) {
@@ -153,8 +169,6 @@ class GuardedOperand {
 
   std::int64_t n_;
   Placement place_;
-  Kokkos::View<T*, MemorySpace> parent_;
-  std::vector<T> host_;
 };
 
 /// Deterministic values with a spread of magnitudes and signs.
