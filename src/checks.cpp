@@ -55,6 +55,7 @@ struct Sorted {
 }  // namespace
 
 bool distinct_elements(const Operand& out) {
+  if (out.rank == 1) return out.extents[0] <= 1 || out.strides[0] != 0;  // (every call of rank 1: kept short)
   if (out.size() <= 1) return true;
   const Geometry g = normalize(out, nullptr, 0);
   const Sorted s(g, out);
@@ -64,10 +65,7 @@ bool distinct_elements(const Operand& out) {
 }
 
 Overlap overlap_of(const Operand& out, const Operand& in) {
-  if (out.size() == 0) return Overlap::none;
-  const std::uintptr_t out_end = out.address + std::uintptr_t(out.span_bytes());
-  const std::uintptr_t in_end = in.address + std::uintptr_t(in.span_bytes());
-  if (out_end <= in.address || in_end <= out.address) return Overlap::none;
+  if (out.size() == 0 || !ranges_intersect(out, in)) return Overlap::none;
   const Geometry g = normalize(out, &in, 1);
   bool same_mapping = out.element_bytes == in.element_bytes;
   for (int d = 0; d < g.dims && same_mapping; ++d) same_mapping = g.stride(out, d) == g.stride(in, d);

@@ -10,6 +10,11 @@ namespace kstream::impl {
 
 Geometry normalize(const Operand& first, const Operand* rest, int rest_count) {
   Geometry g;
+  if (first.rank == 1) {  // (every call of rank 1: kept short)
+    g.dims = first.extents[0] == 1 ? 0 : 1;
+    g.extents[0] = first.extents[0];
+    return g;
+  }
   const int count = 1 + rest_count;
   auto stride = [&](int k, int axis) { return k == 0 ? first.strides[axis] : rest[k - 1].strides[axis]; };
   int order[max_rank];
@@ -288,8 +293,8 @@ void plan_device_general(const CallFacts& c, Plan& p) {
       if (g.stride(ops[k], 0) != 1 && g.stride(ops[k], d) == 1) p.cross_dim = std::int8_t(d);
   if (p.cross_dim < 0) return;
   const std::int64_t padded = round_up(g.extents[0], general_tile_inner) *
-                              round_up(g.extents[p.cross_dim], general_tile_cross) * (p.league / g.extents[0] /
-                                                                                       g.extents[p.cross_dim]);
+                              round_up(g.extents[p.cross_dim], general_tile_cross) *
+                              (p.league / g.extents[0] / g.extents[p.cross_dim]);
   if (padded > INT32_MAX) {  // the untiled order then (64-bit indices)
     p.cross_dim = -1;
     return;

@@ -17,8 +17,7 @@ namespace impl {
 template <class Sink, class ExecSpace, class XView, class YView, class OutView>
 void add_to(const Sink& sink, const ExecSpace& exec, const XView& x, const YView& y, const OutView& out,
             const TileShape& shape) {
-  check_add<ExecSpace>(x, y, out);
-  run_on_views(sink, "kstream::add[tiled]", exec, shape, out, Plus{}, x, y);
+  run_on_views(sink, "kstream::add[tiled]", exec, shape, check_add<ExecSpace>(x, y, out), out, Plus{}, x, y);
 }
 }  // namespace impl
 

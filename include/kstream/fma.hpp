@@ -15,8 +15,8 @@ namespace impl {
 template <class Sink, class ExecSpace, class AView, class BView, class CView, class OutView>
 void fma_to(const Sink& sink, const ExecSpace& exec, const AView& a, const BView& b, const CView& c, const OutView& out,
             const TileShape& shape) {
-  check_fma<ExecSpace>(a, b, c, out);
-  run_on_views(sink, "kstream::fma[tiled]", exec, shape, out, FusedMultiplyAdd{}, a, b, c);
+  run_on_views(sink, "kstream::fma[tiled]", exec, shape, check_fma<ExecSpace>(a, b, c, out), out, FusedMultiplyAdd{}, a,
+               b, c);
 }
 }  // namespace impl
 

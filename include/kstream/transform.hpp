@@ -22,8 +22,8 @@ void transform_to(const Sink& sink, const ExecSpace& exec, const TileShape& shap
                   const InViews&... ins) {
   static_assert(sizeof...(InViews) >= 1, "kstream::transform: give at least one input view");
   static_check_views<ExecSpace, OutView, InViews...>();
-  check_arguments("kstream::transform", nullptr, out, ins...);
-  run_on_views(sink, "kstream::transform[tiled]", exec, shape, out, op, ins...);
+  run_on_views(sink, "kstream::transform[tiled]", exec, shape,
+               check_arguments("kstream::transform", nullptr, out, ins...), out, op, ins...);
 }
 }  // namespace impl
 

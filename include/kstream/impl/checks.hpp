@@ -59,10 +59,20 @@ void check_extent(const char* op, Names names, std::size_t position, const View&
   }
 }
 
+/// A call's operand descriptions: made once by the checks, then planned.
+template <std::size_t Inputs>
+struct CallOperands {
+  Operand out;
+  Operand ins[Inputs];
+};
+
 /// Runtime checks of an elementwise call: the output's elements distinct, then each input's extents and overlap.
+/// Returns the operands' descriptions.
 template <class OutView, class... InViews>
-void check_arguments(const char* op, Names names, const OutView& out, const InViews&... ins) {
-  const Operand target = operand_of(out);
+CallOperands<sizeof...(InViews)> check_arguments(const char* op, Names names, const OutView& out,
+                                                 const InViews&... ins) {
+  const CallOperands<sizeof...(InViews)> operands{operand_of(out), {operand_of(ins)...}};
+  const Operand& target = operands.out;
   for (int r = 0; r < target.rank; ++r)
     if (target.extents[r] > 1 && target.strides[r] == 0 && target.size() > 1)
       fail(op, "output " + describe(names, 0, out) + " has stride 0" +
@@ -74,9 +84,10 @@ void check_arguments(const char* op, Names names, const OutView& out, const InVi
                  "threads");
   std::size_t position = 0;
   auto check_input = [&](const auto& in) {
-    ++position;
+    const Operand& source = operands.ins[position++];
     check_extent(op, names, position, in, 0, out);
-    switch (overlap_of(target, operand_of(in))) {
+    if (!ranges_intersect(target, source)) return;
+    switch (overlap_of(target, source)) {
       case Overlap::none:
       case Overlap::exact:
         return;
@@ -91,6 +102,7 @@ void check_arguments(const char* op, Names names, const OutView& out, const InVi
     }
   };
   (check_input(ins), ...);
+  return operands;
 }
 
 }  // namespace kstream::impl

@@ -39,17 +39,17 @@ constexpr bool same_value_types = (std::is_same_v<std::remove_const_t<typename I
                                    ...);
 
 template <class ExecSpace, class XView, class YView, class OutView>
-void check_add(const XView& x, const YView& y, const OutView& out) {
+CallOperands<2> check_add(const XView& x, const YView& y, const OutView& out) {
   static_check_views<ExecSpace, OutView, XView, YView>();
   static_assert(same_value_types<OutView, XView, YView>, "kstream::add: x, y and out must hold the same value type");
   static_assert(std::is_arithmetic_v<typename OutView::value_type> || is_low_precision_v<typename OutView::value_type>,
                 "kstream::add: the value type must be arithmetic (or half_t / bhalf_t)");
   static constexpr const char* names[] = {"out", "x", "y"};
-  check_arguments("kstream::add", names, out, x, y);
+  return check_arguments("kstream::add", names, out, x, y);
 }
 
 template <class ExecSpace, class AView, class BView, class CView, class OutView>
-void check_fma(const AView& a, const BView& b, const CView& c, const OutView& out) {
+CallOperands<3> check_fma(const AView& a, const BView& b, const CView& c, const OutView& out) {
   static_check_views<ExecSpace, OutView, AView, BView, CView>();
   static_assert(same_value_types<OutView, AView, BView, CView>,
                 "kstream::fma: a, b, c and out must hold the same value type");
@@ -57,7 +57,7 @@ void check_fma(const AView& a, const BView& b, const CView& c, const OutView& ou
       std::is_floating_point_v<typename OutView::value_type> || is_low_precision_v<typename OutView::value_type>,
       "kstream::fma: the value type must be floating point");
   static constexpr const char* names[] = {"out", "a", "b", "c"};
-  check_arguments("kstream::fma", names, out, a, b, c);
+  return check_arguments("kstream::fma", names, out, a, b, c);
 }
 
 }  // namespace kstream::impl

@@ -17,6 +17,7 @@
 #include <Kokkos_Graph.hpp>
 #include <any>
 #include <cstdint>
+#include <kstream/impl/checks.hpp>
 #include <kstream/impl/general_functors.hpp>
 #include <kstream/impl/host_region.hpp>
 #include <kstream/impl/operand.hpp>
@@ -316,12 +317,12 @@ void launch_ranked(const Sink& sink, const char* label, const ExecSpace& exec, c
           return sink(label, policy,
                       GeneralFunctor<Strides<K>, Op, OutT, InTs...>{op, at, Strides<K>(p.geometry, operands)});
         if (p.cross_dim >= 0)  // blocks of 256 indices: each tile in one team
-          return sink(label,
-                      Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>,
-                                          Kokkos::LaunchBounds<general_tile_inner * general_tile_cross>>(
-                          exec, 0, p.league),
-                      GeneralFunctor<TiledCoordinates<K>, Op, OutT, InTs...>{
-                          op, at, TiledCoordinates<K>(p.geometry, p.cross_dim, operands)});
+          return sink(
+              label,
+              Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>,
+                                  Kokkos::LaunchBounds<general_tile_inner * general_tile_cross>>(exec, 0, p.league),
+              GeneralFunctor<TiledCoordinates<K>, Op, OutT, InTs...>{
+                  op, at, TiledCoordinates<K>(p.geometry, p.cross_dim, operands)});
         return sink(label, policy,
                     GeneralFunctor<Coordinates<K, max_rank>, Op, OutT, InTs...>{
                         op, at, Coordinates<K, max_rank>(p.geometry, operands, 0)});
@@ -333,13 +334,13 @@ void launch_ranked(const Sink& sink, const char* label, const ExecSpace& exec, c
   throw std::logic_error(std::string(label) + ": no kernel for the " + plan_name(p) + " plan");
 }
 
-/// A call on views: plan, then the kernel of the plan's dimensions (the callers check the views).
+/// A call on checked views (`operands`, from check_arguments): plan, then the kernel of the plan's dimensions.
 template <class Sink, class ExecSpace, class OutView, class Op, class... InViews>
 void run_on_views(const Sink& sink, const char* label, const ExecSpace& exec, const TileShape& shape,
-                  const OutView& out, const Op& op, const InViews&... ins) {
+                  const CallOperands<sizeof...(InViews)>& operands, const OutView&, const Op& op, const InViews&...) {
   using OutT = typename OutView::value_type;
-  const Operand target = operand_of(out);
-  const Operand sources[] = {operand_of(ins)...};
+  const Operand& target = operands.out;
+  const Operand* const sources = operands.ins;
   const Plan p = plan_on(label, exec, shape, std::is_same_v<Sink, LaunchNow>, target, sources, int(sizeof...(InViews)));
   if (p.league == 0) return;
   if (OutView::rank() == 1 || p.geometry.dims <= 1)

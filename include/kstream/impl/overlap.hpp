@@ -13,6 +13,14 @@ namespace kstream::impl {
 enum class Overlap { none, exact, partial, possible };
 Overlap overlap_of(const Operand& out, const Operand& in);
 
+/// Whether two operands' memory ranges (first byte to one past the last) intersect: where not, overlap_of is none
+/// (asked inline first: most calls' views are separate allocations).
+inline bool ranges_intersect(const Operand& a, const Operand& b) {
+  const std::int64_t a_bytes = a.span_bytes(), b_bytes = b.span_bytes();
+  return a_bytes > 0 && b_bytes > 0 && a.address < b.address + std::uintptr_t(b_bytes) &&
+         b.address < a.address + std::uintptr_t(a_bytes);
+}
+
 /// Whether an output's elements are provably distinct from one another (no stride 0, strides that nest).
 bool distinct_elements(const Operand& out);
 
