@@ -19,9 +19,37 @@
 
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <cuda_runtime.h>
+#elif defined(KOKKOS_ENABLE_HIP)
+#include <hip/hip_runtime.h>
 #endif
 
 namespace kstream::bench {
+
+/// The build's GPU backend (CUDA or HIP), where it has one: its rows come first, and its memory sizes the arrays.
+#if defined(KOKKOS_ENABLE_CUDA)
+#define KSTREAM_BENCH_GPU Kokkos::Cuda
+/// Bytes free on the current GPU, and the GPUs this host has (0 where the runtime finds none).
+inline std::int64_t gpu_free_bytes() {
+  std::size_t free_bytes = 0, total = 0;
+  cudaMemGetInfo(&free_bytes, &total);
+  return std::int64_t(free_bytes);
+}
+inline int gpu_count() {
+  int devices = 0;
+  return cudaGetDeviceCount(&devices) == cudaSuccess ? devices : 0;
+}
+#elif defined(KOKKOS_ENABLE_HIP)
+#define KSTREAM_BENCH_GPU Kokkos::HIP
+inline std::int64_t gpu_free_bytes() {
+  std::size_t free_bytes = 0, total = 0;
+  (void)hipMemGetInfo(&free_bytes, &total);
+  return std::int64_t(free_bytes);
+}
+inline int gpu_count() {
+  int devices = 0;
+  return hipGetDeviceCount(&devices) == hipSuccess ? devices : 0;
+}
+#endif
 
 /// What a benchmark computes. The chain is out = 3 x + 0.5 y + z; chain64 is 64 dependent small operations
 /// (see chain64_steps), the launch-bound sequence that kstream::record replays as one graph. dot is x . y;
@@ -506,10 +534,10 @@ struct Scale {
 };
 
 /// M(Exec) for every enabled backend: the explicit instantiations at the end of each suite file.
-#if defined(KOKKOS_ENABLE_CUDA)
-#define KSTREAM_BENCH_ON_CUDA(M) M(Kokkos::Cuda)
+#if defined(KSTREAM_BENCH_GPU)
+#define KSTREAM_BENCH_ON_GPU(M) M(KSTREAM_BENCH_GPU)
 #else
-#define KSTREAM_BENCH_ON_CUDA(M)
+#define KSTREAM_BENCH_ON_GPU(M)
 #endif
 #if defined(KOKKOS_ENABLE_OPENMP)
 #define KSTREAM_BENCH_ON_OPENMP(M) M(Kokkos::OpenMP)
@@ -521,7 +549,7 @@ struct Scale {
 #else
 #define KSTREAM_BENCH_ON_SERIAL(M)
 #endif
-#define KSTREAM_BENCH_FOR_EACH_BACKEND(M) KSTREAM_BENCH_ON_CUDA(M) KSTREAM_BENCH_ON_OPENMP(M) KSTREAM_BENCH_ON_SERIAL(M)
+#define KSTREAM_BENCH_FOR_EACH_BACKEND(M) KSTREAM_BENCH_ON_GPU(M) KSTREAM_BENCH_ON_OPENMP(M) KSTREAM_BENCH_ON_SERIAL(M)
 
 /// BabelStream's set through kstream's public API: copy, mul, triad, nstream, tiled and naive (suite_stream.cpp);
 /// float and double.

@@ -157,6 +157,9 @@ int main(int argc, char** argv) {
 #if defined(KOKKOS_ENABLE_CUDA)
     measure<Kokkos::Cuda>("Cuda", family, x, y, exact, rows);
 #endif
+#if defined(KOKKOS_ENABLE_HIP)
+    measure<Kokkos::HIP>("HIP", family, x, y, exact, rows);
+#endif
 #if defined(KOKKOS_ENABLE_OPENMP)
     measure<Kokkos::OpenMP>("OpenMP", family, x, y, exact, rows);
 #endif

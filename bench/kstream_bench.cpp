@@ -193,12 +193,8 @@ void run(benchmark::State& state, const Variant<Exec, T>& variant, Layout layout
 }
 
 std::int64_t memory_bytes_for(bool device) {
-#if defined(KOKKOS_ENABLE_CUDA)
-  if (device) {
-    std::size_t free_bytes = 0, total = 0;
-    cudaMemGetInfo(&free_bytes, &total);
-    return std::int64_t(free_bytes);
-  }
+#if defined(KSTREAM_BENCH_GPU)
+  if (device) return gpu_free_bytes();
 #endif
   (void)device;
   return std::int64_t(sysconf(_SC_PHYS_PAGES)) * std::int64_t(sysconf(_SC_PAGE_SIZE));
@@ -401,20 +397,20 @@ int main(int argc, char** argv) {
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   add_context(command);
   const std::int64_t nd_max_n = settings().max_n > 0 ? settings().max_n : std::numeric_limits<std::int64_t>::max();
-#if defined(KOKKOS_ENABLE_CUDA)
-  register_backend<Kokkos::Cuda>();
-  register_rank_n<Kokkos::Cuda>(nd_max_n, settings().min_time);  // a CUDA build's rows of several dimensions
-  warm_up<Kokkos::Cuda>();
+#if defined(KSTREAM_BENCH_GPU)
+  register_backend<KSTREAM_BENCH_GPU>();
+  register_rank_n<KSTREAM_BENCH_GPU>(nd_max_n, settings().min_time);  // a GPU build's rows of several dimensions
+  warm_up<KSTREAM_BENCH_GPU>();
 #endif
 #if defined(KOKKOS_ENABLE_OPENMP)
   register_backend<Kokkos::OpenMP>();
-#if !defined(KOKKOS_ENABLE_CUDA)
+#if !defined(KSTREAM_BENCH_GPU)
   register_rank_n<Kokkos::OpenMP>(nd_max_n, settings().min_time);
 #endif
 #endif
 #if defined(KOKKOS_ENABLE_SERIAL)
   register_backend<Kokkos::Serial>();
-#if !defined(KOKKOS_ENABLE_CUDA)
+#if !defined(KSTREAM_BENCH_GPU)
   register_rank_n<Kokkos::Serial>(nd_max_n, settings().min_time);
 #endif
 #endif

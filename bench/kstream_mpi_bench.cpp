@@ -185,10 +185,8 @@ std::int64_t global_n(Mode mode, std::int64_t n, int k) {
 std::int64_t memory_per_rank() {
   std::int64_t bytes = 0;
   if constexpr (is_device_backend<Exec>) {
-#if defined(KOKKOS_ENABLE_CUDA)
-    std::size_t free_bytes = 0, total = 0;
-    cudaMemGetInfo(&free_bytes, &total);
-    bytes = std::int64_t(0.95 * double(free_bytes));
+#if defined(KSTREAM_BENCH_GPU)
+    bytes = std::int64_t(0.95 * double(gpu_free_bytes()));
 #endif
   } else {
     const double host = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
@@ -391,6 +389,13 @@ std::string describe_rank() {
   char bus[32] = {};
   cudaDeviceGetPCIBusId(bus, sizeof(bus), device);
   text += " device " + std::to_string(device) + " (" + prop.name + ", " + bus + ")";
+#elif defined(KOKKOS_ENABLE_HIP)
+  const int device = Kokkos::HIP().hip_device();
+  hipDeviceProp_t prop{};
+  (void)hipGetDeviceProperties(&prop, device);
+  char bus[32] = {};
+  (void)hipDeviceGetPCIBusId(bus, sizeof(bus), device);
+  text += " device " + std::to_string(device) + " (" + prop.name + ", " + prop.gcnArchName + ", " + bus + ")";
 #else
   text += " " + std::to_string(Exec().concurrency()) + " threads";
 #endif
@@ -435,9 +440,9 @@ void add_context(const std::string& command, const std::vector<std::string>& not
 /// The rank's device: local rank modulo the GPUs this host has (a CUDA build); host builds set nothing.
 Kokkos::InitializationSettings kokkos_settings() {
   Kokkos::InitializationSettings settings;
-#if defined(KOKKOS_ENABLE_CUDA)
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) usage_error("no CUDA device on this host");
+#if defined(KSTREAM_BENCH_GPU)
+  const int devices = gpu_count();
+  if (devices == 0) usage_error("no GPU on this host");
   if (job().local_size > devices && job().local_rank == 0)
     std::fprintf(stderr, "kstream_mpi_bench: %d ranks on this host share %d GPUs: results will not scale\n",
                  job().local_size, devices);

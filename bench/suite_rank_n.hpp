@@ -595,11 +595,11 @@ void register_case(const std::string& type_name, const NdCase& c, std::int64_t c
 #define KSTREAM_ND_CASES_OF(DECL, Exec, R)                                                                           \
   DECL template void nd::register_case<Exec, float, R>(const std::string&, const nd::NdCase&, std::int64_t, double); \
   DECL template void nd::register_case<Exec, double, R>(const std::string&, const nd::NdCase&, std::int64_t, double);
-// The backends of these rows: the device where the build has one (a CUDA build's host backends are not what a
+// The backends of these rows: the GPU where the build has one (a GPU build's host backends are not what a
 // host-only build runs), the host backends otherwise.
-#if defined(KOKKOS_ENABLE_CUDA)
-#define KSTREAM_ND_RANK(DECL, R) KSTREAM_ND_CASES_OF(DECL, Kokkos::Cuda, R)
-#define KSTREAM_ND_FOR_EACH_BACKEND(M) M(Kokkos::Cuda)
+#if defined(KSTREAM_BENCH_GPU)
+#define KSTREAM_ND_RANK(DECL, R) KSTREAM_ND_CASES_OF(DECL, KSTREAM_BENCH_GPU, R)
+#define KSTREAM_ND_FOR_EACH_BACKEND(M) M(KSTREAM_BENCH_GPU)
 #else
 #if defined(KOKKOS_ENABLE_OPENMP)
 #define KSTREAM_ND_ON_OPENMP(DECL, R) KSTREAM_ND_CASES_OF(DECL, Kokkos::OpenMP, R)

@@ -40,13 +40,18 @@ std::map<std::string, std::string> configuration() {
 #endif
 #if defined(KOKKOS_ENABLE_CUDA)
   describe_backend<Kokkos::Cuda>(facts, backends);
+  const char* kind = "CUDA build (host backends compiled through nvcc)";
+#elif defined(KOKKOS_ENABLE_HIP)
+  describe_backend<Kokkos::HIP>(facts, backends);
+  const char* kind = "HIP build (host backends compiled through hipcc)";
+#else
+  const char* kind = "host-only build";
 #endif
   facts["backends"] = backends;
-  // How this library was built: a host-only build and a CUDA build's host backends compile differently.
+  // How this library was built: a host-only build and a GPU build's host backends compile differently.
   facts["build.compiler"] = KSTREAM_COMPILER;
   facts["build.host_arch"] = KSTREAM_HOST_ARCH_FLAG;
-  facts["build.kind"] = backends.find("Cuda") != std::string::npos ? "CUDA build (host backends compiled through nvcc)"
-                                                                   : "host-only build";
+  facts["build.kind"] = kind;
   facts["build.streaming_stores"] = KSTREAM_HOST_STREAMING_STORES ? "x86 streaming stores available" : "none";
   facts["build.last_level_cache_bytes"] = std::to_string(last_level_cache_bytes());
   facts["default_execution_space"] = Kokkos::DefaultExecutionSpace::name();
@@ -56,6 +61,13 @@ std::map<std::string, std::string> configuration() {
     facts["kokkos_configuration"] = os.str();
     facts["concurrency.default"] = std::to_string(Kokkos::DefaultExecutionSpace().concurrency());
     facts["concurrency.host"] = std::to_string(Kokkos::DefaultHostExecutionSpace().concurrency());
+#if defined(KOKKOS_ENABLE_CUDA)
+    const auto& gpu = Kokkos::Cuda().cuda_device_prop();
+    facts["gpu"] = std::string(gpu.name) + ", sm_" + std::to_string(gpu.major) + std::to_string(gpu.minor);
+#elif defined(KOKKOS_ENABLE_HIP)
+    const auto& gpu = Kokkos::HIP().hip_device_prop();
+    facts["gpu"] = std::string(gpu.name) + ", " + gpu.gcnArchName;
+#endif
   }
   return facts;
 }
@@ -70,6 +82,7 @@ void print_configuration(std::ostream& os) {
      << "  Kokkos " << fact("kokkos_version") << ", backends " << fact("backends") << " (default "
      << fact("default_execution_space") << ")\n"
      << "  build: " << fact("build.kind") << ", " << fact("build.compiler") << " " << fact("build.host_arch") << "\n";
+  if (facts.count("gpu")) os << "  GPU: " << fact("gpu") << "\n";
   for (const auto& [key, value] : facts)
     if (key.rfind("tile_shape.", 0) == 0) os << "  default tile shape on " << key.substr(11) << ": " << value << "\n";
   os << "  host stores: " << fact("build.streaming_stores") << ", automatic above "

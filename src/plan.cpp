@@ -254,7 +254,9 @@ bool plan_device_rows(const CallFacts& c, Plan& p) {
   for (int k = 0; k < ops.count(); ++k)
     if (!g.unit_inner(ops[k])) return false;
   const std::int64_t row = g.extents[0], rows = g.size() / row;
-  if (row * c.out.element_bytes < min_row_bytes || rows > INT32_MAX || !fits_32bit_rows(g, ops, ops.count()))
+  // A row shorter than a warp's packs runs general.
+  if (row * c.out.element_bytes < std::int64_t(c.warp_size) * pack_bytes || rows > INT32_MAX ||
+      !fits_32bit_rows(g, ops, ops.count()))
     return false;
   plan_along(Facts(c, g.axes[0], row, rows_share_alignment(g, ops, ops.count())), p);
   if (p.strategy == Strategy::packed) {  // packed rows keep one pack in flight per round, as the other rows
@@ -264,7 +266,7 @@ bool plan_device_rows(const CallFacts& c, Plan& p) {
   if (c.default_shape) {  // a team no larger than its row: whole warps, at most the default's threads
     const std::int64_t per_thread = std::int64_t(p.items_in_flight) * p.chunks_per_thread;
     const std::int64_t threads = (p.body_items + per_thread - 1) / per_thread;
-    p.team_size = int(std::min<std::int64_t>(p.team_size, (threads + 31) / 32 * 32));
+    p.team_size = int(std::min<std::int64_t>(p.team_size, round_up(threads, c.warp_size)));
   }
   p.league = std::max<std::int64_t>(1, (p.body_items + p.tile_items() - 1) / p.tile_items());
   if (p.league * rows > INT_MAX) return false;

@@ -9,15 +9,17 @@
 #include <kstream/kstream.hpp>
 #include <limits>
 
+#include "test_support.hpp"
+
 namespace {
 
 template <class Exec>
 class LargeTest : public ::testing::Test {};
 
-#if defined(KOKKOS_ENABLE_CUDA) && defined(KOKKOS_ENABLE_OPENMP)
-using LargeBackends = ::testing::Types<Kokkos::Cuda, Kokkos::OpenMP>;
-#elif defined(KOKKOS_ENABLE_CUDA)
-using LargeBackends = ::testing::Types<Kokkos::Cuda>;
+#if defined(KSTREAM_TEST_GPU) && defined(KOKKOS_ENABLE_OPENMP)
+using LargeBackends = ::testing::Types<kstream::test::GpuSpace, Kokkos::OpenMP>;
+#elif defined(KSTREAM_TEST_GPU)
+using LargeBackends = ::testing::Types<kstream::test::GpuSpace>;
 #else
 using LargeBackends = ::testing::Types<Kokkos::DefaultHostExecutionSpace>;
 #endif

@@ -28,8 +28,8 @@ using LowCases = ConcatLow<
 #if defined(KOKKOS_ENABLE_OPENMP)
     LowCasesFor<Kokkos::OpenMP>,
 #endif
-#if defined(KOKKOS_ENABLE_CUDA)
-    LowCasesFor<Kokkos::Cuda>,
+#if defined(KSTREAM_TEST_GPU)
+    LowCasesFor<GpuSpace>,
 #endif
     ::testing::Types<>>;
 

@@ -283,13 +283,18 @@ Operand tensor(int bytes, const std::array<std::int64_t, R>& extents, const std:
   return o;
 }
 
+/// A HIP device's facts: an MI250X GCD (CDNA2, 64-wide wavefronts, 8 MiB of L2).
+constexpr int cdna_wavefront = 64;
+constexpr std::int64_t mi250x_cache = std::int64_t(8) << 20;
+
 impl::Plan plan_nd(const Operand& out, const std::vector<Operand>& ins, bool device = true,
-                   TileShape shape = device_default) {
+                   TileShape shape = device_default, int warp_size = 32) {
   impl::CallFacts c;
   c.label = "test";
   c.device = device;
   c.threads = 16;
-  c.cache_bytes = device ? h200_cache : 0;
+  c.warp_size = warp_size;
+  c.cache_bytes = device ? (warp_size == cdna_wavefront ? mi250x_cache : h200_cache) : 0;
   c.shape = shape;
   c.default_shape = shape == (device ? device_default : host_default);
   c.out = out;
@@ -368,6 +373,25 @@ TEST(Plan, InteriorsRunAsPackedRowsOnDevices) {
   // Whole views of any rank take the one-dimension table.
   EXPECT_EQ(impl::plan_name(plan_nd(tensor<3>(4, small, {10000, 100, 1}), {tensor<3>(4, small, {10000, 100, 1})})),
             "packed");
+}
+
+TEST(Plan, RowsTakeWholeWavefrontsOnHipDevices) {
+  // Rows of 280 floats, 288 apart (every row start aligned): 70 packs a row. A team is whole warps on CUDA and
+  // whole wavefronts on CDNA, no larger than its row needs.
+  const std::array<std::int64_t, 2> e{1000, 280}, s{288, 1};
+  const Operand rows = tensor<2>(4, e, s);
+  const Plan cuda = plan_nd(rows, {rows, rows});
+  const Plan hip = plan_nd(rows, {rows, rows}, true, device_default, cdna_wavefront);
+  ASSERT_EQ(impl::plan_name(cuda), "packed rows");
+  ASSERT_EQ(impl::plan_name(hip), "packed rows");
+  EXPECT_EQ(cuda.body_items, 70);
+  EXPECT_EQ(cuda.team_size, 96);
+  EXPECT_EQ(hip.team_size, 128);
+  EXPECT_EQ(hip.league, 1000) << "one team per row";
+  // A row must hold a warp's packs: 200 floats (800 bytes) are rows on CUDA (512), general on CDNA (1024).
+  const Operand shorter = tensor<2>(4, {1000, 200}, {208, 1});
+  EXPECT_EQ(impl::plan_name(plan_nd(shorter, {shorter})), "packed rows");
+  EXPECT_EQ(impl::plan_name(plan_nd(shorter, {shorter}, true, device_default, cdna_wavefront)), "general");
 }
 
 TEST(Plan, HostCallsOfSeveralDimensionsWalkTilesOfTheFlattenedIndex) {

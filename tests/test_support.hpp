@@ -54,22 +54,30 @@ using OpenMPCases = CasesFor<Kokkos::OpenMP>;
 #else
 using OpenMPCases = ::testing::Types<>;
 #endif
+/// The build's GPU backend (CUDA or HIP), where it has one.
 #if defined(KOKKOS_ENABLE_CUDA)
-using CudaCases = CasesFor<Kokkos::Cuda>;
-#else
-using CudaCases = ::testing::Types<>;
+#define KSTREAM_TEST_GPU 1
+using GpuSpace = Kokkos::Cuda;
+#elif defined(KOKKOS_ENABLE_HIP)
+#define KSTREAM_TEST_GPU 1
+using GpuSpace = Kokkos::HIP;
 #endif
-#if !defined(KOKKOS_ENABLE_SERIAL) && !defined(KOKKOS_ENABLE_OPENMP) && !defined(KOKKOS_ENABLE_CUDA)
-#error "kstream tests need the Serial, OpenMP or Cuda backend of Kokkos"
+#if defined(KSTREAM_TEST_GPU)
+using GpuCases = CasesFor<GpuSpace>;
+#else
+using GpuCases = ::testing::Types<>;
+#endif
+#if !defined(KOKKOS_ENABLE_SERIAL) && !defined(KOKKOS_ENABLE_OPENMP) && !defined(KSTREAM_TEST_GPU)
+#error "kstream tests need the Serial, OpenMP, Cuda or HIP backend of Kokkos"
 #endif
 
 /// Every test is instantiated once per enabled backend and value type.
-using AllCases = typename Concat<SerialCases, OpenMPCases, CudaCases>::type;
+using AllCases = typename Concat<SerialCases, OpenMPCases, GpuCases>::type;
 
 /// The cases of the tests of several dimensions (test_rank_n*.cpp): the device's where the build has one (its host
 /// backends run them in the host builds, which CI tests), every backend otherwise.
-#if defined(KOKKOS_ENABLE_CUDA)
-using RankCases = CudaCases;
+#if defined(KSTREAM_TEST_GPU)
+using RankCases = GpuCases;
 #else
 using RankCases = AllCases;
 #endif

@@ -412,6 +412,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   facts.out = c.ops[0];
   facts.ins = c.ops.data() + 1;
   facts.inputs = inputs;
+  facts.warp_size = in.next(2) ? 64 : 32;  // a CUDA warp or a CDNA wavefront (read last: older inputs keep their meaning)
   check_elementwise(c, facts);
   return 0;
 }

@@ -50,4 +50,7 @@ KSTREAM_INSTANTIATE_ALL_TYPES(extern, Kokkos::OpenMP)
 #if defined(KOKKOS_ENABLE_CUDA)
 KSTREAM_INSTANTIATE_ALL_TYPES(extern, Kokkos::Cuda)
 #endif
+#if defined(KOKKOS_ENABLE_HIP)
+KSTREAM_INSTANTIATE_ALL_TYPES(extern, Kokkos::HIP)
+#endif
 #endif

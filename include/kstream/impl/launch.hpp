@@ -84,6 +84,13 @@ std::int64_t device_cache_bytes([[maybe_unused]] const ExecSpace& exec) {
   return 0;
 }
 
+/// Threads of a device that issue together: a warp (CUDA, 32) or a wavefront (HIP: 64 on CDNA); 1 on hosts.
+template <class ExecSpace>
+int device_warp_size() {
+  if constexpr (is_device_execution_space_v<ExecSpace>) return Kokkos::TeamPolicy<ExecSpace>::vector_length_max();
+  return 1;
+}
+
 /// The plan of a call on exec; `now`: run now (a short OpenMP call may then run on the calling thread).
 template <class ExecSpace>
 Plan plan_on(const char* label, const ExecSpace& exec, const TileShape& shape, [[maybe_unused]] bool now,
@@ -97,6 +104,7 @@ Plan plan_on(const char* label, const ExecSpace& exec, const TileShape& shape, [
 #endif
   call.threads = call.device ? 1 : exec.concurrency();
   call.cache_bytes = device_cache_bytes(exec);
+  call.warp_size = device_warp_size<ExecSpace>();
   call.shape = shape;
   call.default_shape = shape == default_tile_shape<ExecSpace>();
   call.out = out;
@@ -184,7 +192,8 @@ void launch_tiles(const Sink& sink, const char* label, const ExecSpace& exec, co
   if constexpr (device) {
 #if defined(KOKKOS_ENABLE_CUDA)
     // Shifted packs of one or two inputs are compiled for full occupancy (8 teams of 256 per multiprocessor):
-    // unbounded, bf16 add took 36 registers (docs/engine.md). Three inputs spill when bounded.
+    // unbounded, bf16 add took 36 registers (docs/engine.md). Three inputs spill when bounded. CUDA only: a register
+    // budget is measured per architecture, and HIP's second bound counts waves per SIMD, not teams.
     if constexpr (Mode == Strategy::shifted && sizeof...(InTs) <= 2 && std::is_same_v<ExecSpace, Kokkos::Cuda>) {
       constexpr int team = default_tile_shape<ExecSpace>().team_size;
       if (shape == default_tile_shape<ExecSpace>())

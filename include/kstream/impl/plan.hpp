@@ -20,7 +20,7 @@
 //     every view contiguous                                                               contiguous
 //     otherwise                                                                           strided
 //   several dimensions, device, unit inner stride in every operand, rows of at least
-//     min_row_bytes, fewer than 2^31 rows: rows, each row planned by the table above      packed / shifted /
+//     a warp's packs, fewer than 2^31 rows: rows, each row planned by the table above     packed / shifted /
 //     (packed and shifted only where every row starts at the first row's alignment)       contiguous, rows > 1
 //   several dimensions, device, otherwise                                                 general
 //   several dimensions, host: tiles of the flattened index, walked row by row             contiguous (unit
@@ -90,9 +90,6 @@ void sort_dimensions(int* order, int count, const Before& before) {
 /// every operand has first's extents.
 Geometry normalize(const Operand& first, const Operand* rest, int rest_count);
 
-/// Bytes a device row needs to run as rows (shorter rows run general): 512, a warp's 16-byte packs.
-inline constexpr std::int64_t min_row_bytes = 512;
-
 /// A device general call whose inputs do not all run along the output's innermost dimension goes in tiles of
 /// general_tile_inner elements along it (a warp's stores, adjacent) by general_tile_cross along an input's own
 /// innermost dimension (that input's warp loads: one 32-byte sector of floats each, used whole within the tile).
@@ -109,6 +106,7 @@ struct CallFacts {
   bool own_region = false;        ///< kstream may open the OpenMP region itself (and use fewer threads)
   int threads = 1;                ///< host: the space's concurrency
   std::int64_t cache_bytes = 0;   ///< device: bytes of its last-level cache (0 where unknown)
+  int warp_size = 32;             ///< device: threads that issue together (a CUDA warp 32, a CDNA wavefront 64)
   TileShape shape{};
   bool default_shape = true;  ///< shape is the space's default_tile_shape
   Operand out{};
