@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """Tests of the scripts: report.py on small fixture result files (tests/fixtures/report_*.json),
 triton_compare.py's one-line refusal on a machine without torch, triton or a GPU, and compare.sh's arguments and
-the checks it makes before building anything (stand-in nvidia-smi and Kokkos installs)."""
+the checks it makes before building anything (stand-in nvidia-smi and Kokkos installs), and the device compile
+check's refusals (stand-in toolchain root and nvcc)."""
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -13,6 +16,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPORT = os.path.join(HERE, "..", "scripts", "report.py")
 TRITON_COMPARE = os.path.join(HERE, "..", "scripts", "triton_compare.py")
 COMPARE = os.path.join(HERE, "..", "scripts", "compare.sh")
+DEVICE_CHECK = os.path.join(HERE, "..", "scripts", "check-device-build.sh")
+TOOLCHAIN = os.path.join(HERE, "..", "scripts", "toolchain.sh")
 FIXTURES = os.path.join(HERE, "fixtures")
 
 
@@ -331,6 +336,64 @@ class CompareScriptTest(unittest.TestCase):
         self.assertIn("GPU: NVIDIA H200 (compute capability 9.0, Kokkos_ARCH_HOPPER90)", result.stderr)
         self.assertIn("checks passed", result.stderr)
         self.assertEqual(sorted(os.walk(results)), before)
+
+
+class DeviceCheckScriptTest(unittest.TestCase):
+    """check-device-build.sh stops with a message that names the fix: no nvcc, Kokkos headers not laid out as
+    5.2.2's, no hipcc (a root it cannot install into), an unknown backend."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.root = os.path.join(self.tmp.name, "root")
+        with open(TOOLCHAIN) as f:
+            version = re.search(r"^KSTREAM_ROOT_VERSION=(\d+)", f.read(), re.M).group(1)
+        # What toolchain.sh takes for a made root (its marker, cmake, both Kokkos packages), with Kokkos headers
+        # whose configuration has no OpenMP line: another layout than 5.2.2's.
+        files = {f".kstream-root-{version}": "", "usr/bin/cmake": "#!/bin/sh\n",
+                 "usr/lib/x86_64-linux-gnu/cmake/Kokkos/KokkosConfig.cmake": "",
+                 "opt/kokkos-serial/usr/lib/x86_64-linux-gnu/cmake/Kokkos/KokkosConfig.cmake": "",
+                 "opt/kokkos-serial/usr/lib/x86_64-linux-gnu/cmake/KokkosKernels/KokkosKernelsConfig.cmake": "",
+                 "usr/include/kokkos/KokkosCore_config.h": "#define KOKKOS_ENABLE_THREADS\n",
+                 "usr/include/kokkos/Cuda/Kokkos_Cuda.hpp": "", "usr/include/kokkos/HIP/Kokkos_HIP.hpp": "",
+                 "bin/nvcc": "#!/bin/sh\nexit 0\n"}
+        for name, text in files.items():
+            path = os.path.join(self.root if not name.startswith("bin/") else self.tmp.name, name)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w") as f:
+                f.write(text)
+            os.chmod(path, 0o755)
+        self.system_path = "/usr/sbin:/usr/bin:/sbin:/bin"
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def check(self, *args, path=None):
+        environ = {k: v for k, v in os.environ.items() if k not in ("Kokkos_ROOT", "Kokkos_DIR", "CMAKE_PREFIX_PATH")}
+        environ.update({"PATH": path or self.system_path, "KSTREAM_ROOT_DIR": self.root,
+                        "KSTREAM_DEVICE_CHECK_DIR": os.path.join(self.tmp.name, "device-check")})
+        return subprocess.run(["bash", DEVICE_CHECK, *args], capture_output=True, text=True, env=environ)
+
+    def assert_stops(self, result, *phrases):
+        self.assertNotEqual(result.returncode, 0, result.stderr)
+        for phrase in phrases:
+            self.assertIn(phrase, result.stderr)
+        self.assertNotIn("translation units", result.stdout + result.stderr)  # nothing was compiled
+
+    def test_unknown_backend(self):
+        self.assert_stops(self.check("sycl"), "unknown backend 'sycl' (cuda or hip)")
+
+    def test_no_nvcc(self):
+        self.assertIsNone(shutil.which("nvcc", path=self.system_path))
+        self.assert_stops(self.check("cuda"), "no nvcc on the PATH", "install the CUDA toolkit",
+                          "scripts/check-device-build.sh hip")
+
+    def test_kokkos_headers_of_another_layout(self):
+        result = self.check("cuda", path=os.path.join(self.tmp.name, "bin") + ":" + self.system_path)
+        self.assert_stops(result, "KokkosCore_config.h has no line '#define KOKKOS_ENABLE_OPENMP'",
+                          "update configure_kokkos in scripts/check-device-build.sh")
+
+    def test_no_hipcc_when_the_root_cannot_install_it(self):
+        self.assert_stops(self.check("hip"), "no hipcc: installing hipcc", "reaches Debian's registry")
 
 
 class TritonCompareTest(unittest.TestCase):

@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# Device compile check: every kstream translation unit (src/, the tests, the suite, the examples, the tuning
+# programs and the instantiation files) compiled, not linked, for the GPU backends, on a machine without a GPU:
+#   cuda  nvcc from the PATH (sm_90), on this machine's g++ (nvcc 13 does not take the root's newer g++);
+#   hip   Debian's hipcc (ROCm, clang), installed into the toolchain root on first use (gfx90a and gfx942).
+# Neither needs a device Kokkos library: the toolchain root's Kokkos headers (libkokkos-dev, every backend's
+# headers with an OpenMP configuration) are copied into build/device-check/<backend>/ and given that backend's
+# configuration there, with a compile-only CMake package beside them. Nothing generated is committed.
+#
+#   scripts/check-device-build.sh            # cuda, then hip
+#   scripts/check-device-build.sh hip        # one backend
+#
+# Prints each backend's time; exits non-zero on the first compile error, or when a tool it needs is missing (the
+# message says how to get it).
+set -euo pipefail
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$repo"
+source scripts/toolchain.sh
+# The check always compiles against the root's headers, whatever Kokkos a user names for the host builds.
+unset Kokkos_ROOT Kokkos_DIR CMAKE_PREFIX_PATH
+
+backends=("$@")
+[[ ${#backends[@]} -gt 0 ]] || backends=(cuda hip)
+# Where the configured headers and the builds go (inside the repository: the HIP build runs in the root).
+work=${KSTREAM_DEVICE_CHECK_DIR:-build/device-check}
+hip_packages="hipcc libamdhip64-dev rocm-device-libs-21 ccache"
+
+die() {
+  kstream_log "device check: $*"
+  exit 1
+}
+
+# Replaces the line `from` of a copied header with `to`; a header without that line is a layout this script
+# does not know (another Kokkos than the root's 5.2.2), and the check stops rather than compile a half-configured
+# Kokkos.
+edit_header() {
+  local file=$1 from=$2 to=$3
+  grep -qxF -- "$from" "$file" ||
+    die "$(basename "$file") has no line '$from': the toolchain root's Kokkos headers are not laid out as" \
+      "Kokkos 5.2.2's; update configure_kokkos in scripts/check-device-build.sh for them"
+  FROM=$from TO=$to perl -0pi -e 's/^\Q$ENV{FROM}\E$/$ENV{TO}/m' "$file"
+}
+
+# Copies the root's Kokkos headers to $work/$backend/kokkos and configures them for Serial plus the device:
+# the backend macros, the architecture, desul's atomics, and the declare/fwd/setup headers (Serial first: the
+# device's declarations use Kokkos::Serial). Each edited header starts with a comment saying so.
+configure_kokkos() {
+  local backend=$1 upper=$2 folder=$3 arch_macros=$4 flags=$5
+  local dest=$work/$backend/kokkos
+  local source=$KSTREAM_ROOT_DIR/usr/include/kokkos
+  [[ -f $source/KokkosCore_config.h && -d $source/$folder ]] ||
+    die "no Kokkos headers with a $upper backend in $source (libkokkos-dev in the toolchain root)"
+  rm -rf "$dest"
+  mkdir -p "$dest"
+  cp -r "$source" "$dest/include"
+  local inc=$dest/include
+  edit_header "$inc/KokkosCore_config.h" "#define KOKKOS_ENABLE_OPENMP" \
+    "#define KOKKOS_ENABLE_SERIAL"$'\n'"#define KOKKOS_ENABLE_$upper"
+  local macro
+  for macro in $arch_macros; do
+    edit_header "$inc/KokkosCore_config.h" "/* #undef $macro */" "#define $macro"
+  done
+  edit_header "$inc/desul/atomics/Config.hpp" "/* #undef DESUL_ATOMICS_ENABLE_$upper */" \
+    "#define DESUL_ATOMICS_ENABLE_$upper"
+  edit_header "$inc/KokkosCore_Config_DeclareBackend.hpp" "#include <decl/Kokkos_Declare_OPENMP.hpp>" \
+    "#include <decl/Kokkos_Declare_SERIAL.hpp>"$'\n'"#include <decl/Kokkos_Declare_$upper.hpp>"
+  edit_header "$inc/KokkosCore_Config_FwdBackend.hpp" "#include <fwd/Kokkos_Fwd_OPENMP.hpp>" \
+    "#include <fwd/Kokkos_Fwd_SERIAL.hpp>"$'\n'"#include <fwd/Kokkos_Fwd_$upper.hpp>"
+  edit_header "$inc/KokkosCore_Config_SetupBackend.hpp" "#define KOKKOS_SETUP_HPP_" \
+    "#define KOKKOS_SETUP_HPP_"$'\n'"#include <setup/Kokkos_Setup_$folder.hpp>"
+  local file
+  for file in KokkosCore_config.h desul/atomics/Config.hpp KokkosCore_Config_DeclareBackend.hpp \
+    KokkosCore_Config_FwdBackend.hpp KokkosCore_Config_SetupBackend.hpp; do
+    { printf '%s\n' "// kstream's device compile check (scripts/check-device-build.sh): the toolchain root's Kokkos header," \
+        "// OpenMP configuration, edited for Serial + $upper ($arch_macros), so $backend compilers can compile" \
+        "// kstream without a $upper Kokkos library. Compile only: nothing built with it links."
+      cat "$inc/$file"; } >"$inc/$file.new"
+    mv "$inc/$file.new" "$inc/$file"
+  done
+  local version
+  version=$(sed -nE 's/^#define KOKKOS_VERSION_(MAJOR|MINOR|PATCH) ([0-9]+)$/\2/p' "$inc/KokkosCore_config.h" | paste -sd.)
+  # A compile-only package: the configured headers and the backend's flags; Kokkos_DEVICES as Kokkos' own.
+  mkdir -p "$dest/lib/cmake/Kokkos"
+  cat >"$dest/lib/cmake/Kokkos/KokkosConfig.cmake" <<EOF
+# Generated by scripts/check-device-build.sh: the toolchain root's Kokkos $version headers configured for $upper.
+# Compile only: there is no library.
+set(Kokkos_VERSION $version)
+set(Kokkos_DEVICES SERIAL;$upper)
+set(Kokkos_ENABLE_SERIAL ON)
+set(Kokkos_ENABLE_$upper ON)
+if(NOT TARGET Kokkos::kokkos)
+  add_library(Kokkos::kokkos INTERFACE IMPORTED)
+  set_target_properties(Kokkos::kokkos PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "\${CMAKE_CURRENT_LIST_DIR}/../../../include"
+                                                  INTERFACE_COMPILE_OPTIONS "$flags")
+endif()
+EOF
+  cat >"$dest/lib/cmake/Kokkos/KokkosConfigVersion.cmake" <<EOF
+set(PACKAGE_VERSION $version)
+set(PACKAGE_VERSION_COMPATIBLE TRUE)
+if(PACKAGE_FIND_VERSION VERSION_GREATER PACKAGE_VERSION)
+  set(PACKAGE_VERSION_COMPATIBLE FALSE)
+endif()
+EOF
+}
+
+# Configures kstream on the compile-only package and compiles every object file of every target (no link):
+# $1 backend, $2 the compiler, the rest CMake options; run in the root or here by the caller.
+compile_all_objects() {
+  local backend=$1 compiler=$2
+  shift 2
+  local build=$work/$backend/build
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$compiler" \
+    -DKokkos_ROOT="$work/$backend/kokkos/lib/cmake/Kokkos" -DKSTREAM_LARGE_TESTS=ON -DKSTREAM_BUILD_TUNING=ON \
+    -DKSTREAM_HOST_ARCH=x86-64-v3 "$@" >"$build.configure.log" 2>&1 ||
+    { cat "$build.configure.log"; return 1; }
+  local objects
+  # Every object file except the compile-failure cases' (they must fail: tests/CMakeLists.txt).
+  objects=$(ninja -C "$build" -t targets all | sed -nE 's/^([^:]+\.o): CXX_COMPILER.*/\1/p' | grep -v compile_fail)
+  [[ -n "$objects" ]] || { echo "no object files in $build"; return 1; }
+  echo "$(wc -w <<<"$objects") translation units"
+  # shellcheck disable=SC2086  # one argument per object file
+  ninja -C "$build" $objects
+}
+
+check_cuda() {
+  command -v nvcc >/dev/null ||
+    die "no nvcc on the PATH: install the CUDA toolkit (nvcc 12.2 or newer) and put its bin/ on the PATH, or" \
+      "check HIP alone (scripts/check-device-build.sh hip)"
+  kstream_root_ok || kstream_make_root
+  configure_kokkos cuda CUDA Cuda "KOKKOS_ARCH_HOPPER KOKKOS_ARCH_HOPPER90" \
+    "-extended-lambda;-expt-relaxed-constexpr;-arch=sm_90"
+  # nvcc runs here, on this machine's g++ (nvcc 13 does not take the root's newer one), GoogleTest and Benchmark.
+  local tool
+  for tool in cmake ninja g++; do
+    command -v $tool >/dev/null || die "no $tool on this machine (apt-get install cmake ninja-build g++)"
+  done
+  [[ -f /usr/include/gtest/gtest.h && -f /usr/include/benchmark/benchmark.h ]] ||
+    die "no GoogleTest or Google Benchmark headers on this machine (apt-get install libgtest-dev libbenchmark-dev)"
+  if ! command -v ccache >/dev/null && [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then
+    kstream_log "installing ccache (Debian package): a second check recompiles only what changed"
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ccache; } >/dev/null 2>&1 ||
+      kstream_log "no ccache: every check compiles everything"
+  fi
+  local ccache=""
+  command -v ccache >/dev/null && ccache="ccache"
+  KSTREAM_CCACHE=$ccache CCACHE_DIR=${CCACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kstream/ccache} \
+    compile_all_objects cuda "$repo/scripts/nvcc-cxx" -DKSTREAM_ENABLE_MPI=AUTO
+}
+
+check_hip() {
+  kstream_root_ok || kstream_make_root
+  if ! kstream_in_root dpkg -s $hip_packages >/dev/null 2>&1; then
+    kstream_log "installing Debian's hipcc and ROCm into the toolchain root ($hip_packages)"
+    kstream_in_root bash -c "apt-get update -qq -o Acquire::Check-Valid-Until=false &&
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $hip_packages >/dev/null" ||
+      die "no hipcc: installing $hip_packages into the toolchain root $KSTREAM_ROOT_DIR failed; check that this" \
+        "machine reaches Debian's registry (unstable), or remove the root to have it made again"
+  fi
+  # Kokkos 5.2.2's headers treat gfx90a and gfx942 alike (Kokkos_HIP_IsXnack.hpp, Kokkos_HIP_Instance.hpp): one
+  # configuration, device code for both.
+  configure_kokkos hip HIP HIP "KOKKOS_ARCH_AMD_GFX942 KOKKOS_ARCH_AMD_GPU" \
+    "-xhip;--offload-arch=gfx90a;--offload-arch=gfx942"
+  kstream_in_root bash -c "hipcc --version | head -n1 &&
+    export CCACHE_DIR=/root/.cache/ccache; $(declare -f compile_all_objects); work=$work;
+    compile_all_objects hip hipcc -DCMAKE_CXX_COMPILER_LAUNCHER=ccache"
+}
+
+for backend in "${backends[@]}"; do
+  case $backend in
+    cuda | hip) ;;
+    *) die "unknown backend '$backend' (cuda or hip)" ;;
+  esac
+  kstream_log "device check: $backend"
+  start=$SECONDS
+  if ! "check_$backend"; then
+    die "$backend: compile failed after $((SECONDS - start)) s (log above)"
+  fi
+  kstream_log "device check: $backend compiled in $((SECONDS - start)) s"
+done
