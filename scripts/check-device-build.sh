@@ -4,7 +4,7 @@
 #   cuda  nvcc from the PATH (sm_90), on this machine's g++ (nvcc 13 does not take the root's newer g++);
 #   hip   Debian's hipcc (ROCm, clang), installed into the toolchain root on first use (gfx90a and gfx942).
 # Neither needs a device Kokkos library: the toolchain root's Kokkos headers (libkokkos-dev, every backend's
-# headers with an OpenMP configuration) are copied into build/device-check/<backend>/ and given that backend's
+# headers with an OpenMP configuration) are copied into build/device-<backend>-kokkos/ and given that backend's
 # configuration there, with a compile-only CMake package beside them. Nothing generated is committed.
 #
 #   scripts/check-device-build.sh            # cuda, then hip
@@ -21,8 +21,9 @@ unset Kokkos_ROOT Kokkos_DIR CMAKE_PREFIX_PATH
 
 backends=("$@")
 [[ ${#backends[@]} -gt 0 ]] || backends=(cuda hip)
-# Where the configured headers and the builds go (inside the repository: the HIP build runs in the root).
-work=${KSTREAM_DEVICE_CHECK_DIR:-build/device-check}
+# Where the configured headers (<work>-<backend>-kokkos) and the builds (<work>-<backend>) go; inside the repository,
+# where the root sees it for the HIP build.
+work=${KSTREAM_DEVICE_CHECK_DIR:-build/device}
 hip_packages="hipcc libamdhip64-dev rocm-device-libs-21 ccache"
 
 die() {
@@ -41,12 +42,12 @@ edit_header() {
   FROM=$from TO=$to perl -0pi -e 's/^\Q$ENV{FROM}\E$/$ENV{TO}/m' "$file"
 }
 
-# Copies the root's Kokkos headers to $work/$backend/kokkos and configures them for Serial plus the device:
+# Copies the root's Kokkos headers to $work-$backend-kokkos and configures them for Serial plus the device:
 # the backend macros, the architecture, desul's atomics, and the declare/fwd/setup headers (Serial first: the
 # device's declarations use Kokkos::Serial). Each edited header starts with a comment saying so.
 configure_kokkos() {
   local backend=$1 upper=$2 folder=$3 arch_macros=$4 flags=$5
-  local dest=$work/$backend/kokkos
+  local dest=$work-$backend-kokkos
   local source=$KSTREAM_ROOT_DIR/usr/include/kokkos
   [[ -f $source/KokkosCore_config.h && -d $source/$folder ]] ||
     die "no Kokkos headers with a $upper backend in $source (libkokkos-dev in the toolchain root)"
@@ -108,9 +109,9 @@ EOF
 compile_all_objects() {
   local backend=$1 compiler=$2
   shift 2
-  local build=$work/$backend/build
+  local build=$work-$backend
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$compiler" \
-    -DKokkos_ROOT="$work/$backend/kokkos/lib/cmake/Kokkos" -DKSTREAM_LARGE_TESTS=ON -DKSTREAM_BUILD_TUNING=ON \
+    -DKokkos_ROOT="$work-$backend-kokkos/lib/cmake/Kokkos" -DKSTREAM_LARGE_TESTS=ON -DKSTREAM_BUILD_TUNING=ON \
     -DKSTREAM_HOST_ARCH=x86-64-v3 "$@" >"$build.configure.log" 2>&1 ||
     { cat "$build.configure.log"; return 1; }
   local objects
@@ -127,8 +128,10 @@ check_cuda() {
     die "no nvcc on the PATH: install the CUDA toolkit (nvcc 12.2 or newer) and put its bin/ on the PATH, or" \
       "check HIP alone (scripts/check-device-build.sh hip)"
   kstream_root_ok || kstream_make_root
+  # A host function called from device code is only a warning to nvcc (20011, 20014), and a kernel that fails on
+  # the GPU: an error here, as it is to clang (HIP).
   configure_kokkos cuda CUDA Cuda "KOKKOS_ARCH_HOPPER KOKKOS_ARCH_HOPPER90" \
-    "-extended-lambda;-expt-relaxed-constexpr;-arch=sm_90"
+    "-extended-lambda;-expt-relaxed-constexpr;-arch=sm_90;--diag-error=20011,20014"
   # nvcc runs here, on this machine's g++ (nvcc 13 does not take the root's newer one), GoogleTest and Benchmark.
   local tool
   for tool in cmake ninja g++; do
