@@ -79,6 +79,56 @@ TYPED_TEST(RankReduceTest, ReductionsOnEveryMapping) {
   (std::make_integer_sequence<int, 8>{});
 }
 
+// Interiors of a padded rank-2 field whose rows all start 1 to 3 elements past a pack boundary, of lengths that
+// end inside a pack: dot and the fused update exact, the same bits twice, nothing outside the interior written.
+TYPED_TEST(RankReduceTest, RowsOffAPackBoundaryReadEveryElementOnce) {
+  using T = typename TypeParam::value_type;
+  using Acc = kstream::accumulator_t<T>;
+  using M = typename TypeParam::memory_space;
+  const typename TypeParam::execution_space exec;
+  constexpr std::int64_t rows = 37, pitch = 144;  // 144 elements: a whole number of packs of either type
+  for (const std::int64_t shift : {1, 2, 3})
+    for (const std::int64_t length : {5, 67, 130}) {
+      Kokkos::View<T**, Kokkos::LayoutRight, M> px("x", rows + 2, pitch), py("y", rows + 2, pitch);
+      auto hx = Kokkos::create_mirror(px);  // copies on every backend: hy keeps y's values before the update
+      auto hy = Kokkos::create_mirror(py);
+      for (std::int64_t i = 0; i < rows + 2; ++i)
+        for (std::int64_t j = 0; j < pitch; ++j) {
+          hx(i, j) = small_value<T>(i * pitch + j, 0);
+          hy(i, j) = small_value<T>(i * pitch + j, 1);
+        }
+      Kokkos::deep_copy(px, hx);
+      Kokkos::deep_copy(py, hy);
+      const auto inner = std::make_pair(shift, shift + length);
+      const auto x = Kokkos::subview(px, std::make_pair(std::int64_t(1), rows + 1), inner);
+      const auto y = Kokkos::subview(py, std::make_pair(std::int64_t(1), rows + 1), inner);
+      Acc exact = 0;
+      double norm = 0;
+      for (std::int64_t i = 1; i <= rows; ++i)
+        for (std::int64_t j = shift; j < shift + length; ++j) {
+          exact += Acc(hx(i, j)) * Acc(hy(i, j));
+          norm += double(hy(i, j) - hx(i, j)) * double(hy(i, j) - hx(i, j));
+        }
+      const std::string where = "shift=" + std::to_string(shift) + " length=" + std::to_string(length);
+      const Acc first = kstream::dot(exec, x, y), second = kstream::dot(exec, x, y);
+      EXPECT_EQ(first, exact) << where;
+      EXPECT_TRUE(same_bits(first, second)) << where;
+      Kokkos::View<Acc, M> squares("squares");
+      kstream::transform_reduce(exec, y, Minus<T>{}, squares, kstream::Sum{}, SquareOfFirst<T>{}, y, x);
+      Acc fused{};
+      Kokkos::deep_copy(fused, squares);
+      EXPECT_EQ(double(fused), norm) << where;
+      auto after = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), py);
+      std::int64_t wrong = 0;
+      for (std::int64_t i = 0; i < rows + 2; ++i)
+        for (std::int64_t j = 0; j < pitch; ++j) {
+          const bool inside = i >= 1 && i <= rows && j >= shift && j < shift + length;
+          wrong += !same_bits(after(i, j), inside ? T(hy(i, j) - hx(i, j)) : hy(i, j));
+        }
+      EXPECT_EQ(wrong, 0) << where;
+    }
+}
+
 // A recording of rank-3 interior calls replays as the eager calls run.
 TYPED_TEST(RankReduceTest, RecordedCallsOnInteriors) {
   using T = typename TypeParam::value_type;
