@@ -558,6 +558,10 @@ void add_stream_set(std::vector<Variant<Exec, T>>& list);
 /// The reductions (suite_reductions.cpp): dot tiled and naive, the fused update-and-norm against two calls.
 template <class Exec, class T>
 void add_reductions(std::vector<Variant<Exec, T>>& list);
+/// Kokkos' own algorithms as a Kokkos user calls them (suite_stream.cpp): add and triad through
+/// Kokkos::Experimental::transform, dot through transform_reduce (rows `kokkos_std`); float and double.
+template <class Exec, class T>
+void add_kokkos_std_peers(std::vector<Variant<Exec, T>>& list);
 
 /// The fusion rows (suite_fusion.cpp): fma as two naive kernels, a four-operation chain fused and unfused, chain64
 /// eager and recorded; with `tuning`, tile-shape grids for chain64, add and fma. float and double.

@@ -44,6 +44,50 @@ Settings& settings() {
   return s;
 }
 
+/// The launch floor: calls that do nothing, one per way kstream and its peers launch (CUDA's own in
+/// peers_cuda.cpp), registered at 2^12 elements for float and double (each process of a per-type run has its own): a
+/// Kokkos RangePolicy over the n indices, a TeamPolicy of the grid kstream's add launches there (its tiles of 16-byte
+/// packs), and a parallel_reduce into a device view. The
+/// difference between these and a plain launch is what a small call pays for going through Kokkos.
+struct EmptyIndex {
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t) const {}
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t, double&) const {}
+};
+template <class Exec>
+struct EmptyTeam {
+  KOKKOS_INLINE_FUNCTION void operator()(const typename Kokkos::TeamPolicy<Exec>::member_type&) const {}
+};
+
+template <class Exec, class T>
+void add_launch_floor(std::vector<Variant<Exec, T>>& list) {
+  using O = Operands<Exec, T>;
+  using Range = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
+  const Exec exec;
+  list.push_back({Op::empty, "kokkos_range",
+                  [=](const O& o) { Kokkos::parallel_for("kstream::bench::empty", Range(exec, 0, o.n), EmptyIndex{}); },
+                  true});
+  const TileShape shape = default_tile_shape<Exec>();
+  list.push_back({Op::empty, "kokkos_team",
+                  [=](const O& o) {
+                    const int league = int(std::max<std::int64_t>(1, (o.n * std::int64_t(sizeof(T)) / 16 +
+                                                                       shape.tile_packs() - 1) / shape.tile_packs()));
+                    if constexpr (is_device_backend<Exec>) {
+                      Kokkos::parallel_for("kstream::bench::empty",
+                                           Kokkos::TeamPolicy<Exec>(exec, league, shape.team_size), EmptyTeam<Exec>{});
+                    } else {
+                      Kokkos::parallel_for("kstream::bench::empty", Kokkos::TeamPolicy<Exec>(exec, league, Kokkos::AUTO),
+                                           EmptyTeam<Exec>{});
+                    }
+                  },
+                  true});
+  auto into = std::make_shared<Kokkos::View<double, typename Exec::memory_space>>("bench_empty_reduce");
+  list.push_back({Op::empty, "kokkos_reduce",
+                  [=](const O& o) {
+                    Kokkos::parallel_reduce("kstream::bench::empty", Range(exec, 0, o.n), EmptyIndex{}, *into);
+                  },
+                  true});
+}
+
 /// Every row of one backend and element type: copy, add and fma naive and tiled here; in place, reductions, the
 /// STREAM set, Kokkos Kernels, fusion and chains from their files (float and double); the native peers.
 template <class Exec, class T>
@@ -68,12 +112,21 @@ std::vector<Variant<Exec, T>> variants() {
                                              [=](const O& o) { kstream::fma(exec, o.x, o.y, o.out, o.out); }));
     add_reductions(list);
     add_stream_set(list);
+    add_kokkos_std_peers(list);
 #if KSTREAM_BENCH_KOKKOS_KERNELS
     add_kokkos_kernels_peers(list);
 #endif
     add_fusion(list, settings().tuning);
   }
+  if constexpr (!is_low_precision_v<T>) add_launch_floor(list);
   add_native_peers(list);
+  // Each launch-floor probe once more, fenced after every call: the round trip a caller that waits sees.
+  for (std::size_t i = 0, count = list.size(); i < count; ++i) {
+    if (list[i].op != Op::empty) continue;
+    auto call = list[i].run;
+    std::string name = list[i].name + "_fenced";
+    list.push_back({Op::empty, std::move(name), [=](const O& o) { call(o); exec.fence(); }, true});
+  }
   return list;
 }
 
@@ -206,21 +259,23 @@ struct SizeCase {
   std::int64_t n;
 };
 
-/// Aligned: 2^10 .. 2^28 by powers of 4, then a tail size (largest + 7). Other layouts: 2^20, 2^24 and 2^28.
+/// Aligned: every power of two 2^10 .. 2^24 (the mid sizes, where launches weigh), then 2^26 and 2^28; odd sizes
+/// 2^16 + 7, 2^20 + 7, 2^24 + 7 and the largest + 7. Other layouts: 2^20, 2^24 and 2^28.
 /// Capped by --kstream_max_n and by memory: x, y, z and out of the largest strided extent plus two aligned
 /// temporaries in at most 60 % of the backend's memory.
 template <class Exec, class T>
 std::vector<SizeCase> sizes() {
   const double budget = 0.6 * double(memory_bytes_for(is_device_backend<Exec>)) / double(sizeof(T));
   const std::int64_t max_n = settings().max_n > 0 ? settings().max_n : std::numeric_limits<std::int64_t>::max();
+  const auto fits = [&](std::int64_t n) { return n <= max_n && 6.0 * double(n) <= budget; };
   std::vector<SizeCase> list;
   std::int64_t largest = 0;
-  for (int log2 = 10; log2 <= 28; log2 += 2) {
+  for (int log2 = 10; log2 <= 28; log2 += log2 < 24 ? 1 : 2) {
     const std::int64_t n = std::int64_t(1) << log2;
-    if (n <= max_n && 6.0 * double(n) <= budget) list.push_back({Layout::aligned, largest = n});
+    if (fits(n)) list.push_back({Layout::aligned, largest = n});
+    if ((log2 == 16 || log2 == 20 || log2 == 24) && fits(n + 7)) list.push_back({Layout::aligned, n + 7});
   }
-  if (largest > 0 && largest + 7 <= max_n && 6.0 * double(largest + 7) <= budget)
-    list.push_back({Layout::aligned, largest += 7});
+  if (largest > 0 && fits(largest + 7) && list.back().n != largest + 7) list.push_back({Layout::aligned, largest += 7});
   for (const Layout layout : all_layouts) {
     if (layout == Layout::aligned) continue;
     for (const int log2 : {20, 24, 28}) {

@@ -1,6 +1,6 @@
 // Native CUDA peers on the same storage and stream as the Kokkos variants: a plain one-element-per-thread
 // kernel, cub::DeviceTransform (CCCL, shipped with the CUDA toolkit), cudaMemcpy device to device, and the
-// launch floor (an empty CUDA kernel against an empty Kokkos TeamPolicy kernel of the same grid).
+// plain launch floor (an empty CUDA kernel, and a CUDA graph of it, with the grid of the Kokkos floor rows).
 #include <kstream/impl/elementwise_ops.hpp>  // the same operations as kstream: only the kernels differ
 #include <kstream/reduce.hpp>
 #include <kstream/tiling.hpp>
@@ -38,8 +38,27 @@ __global__ void fma_kernel(const T* __restrict__ a, const T* __restrict__ b, con
 
 __global__ void empty_kernel() {}
 
-struct EmptyTeamFunctor {
-  KOKKOS_INLINE_FUNCTION void operator()(const Kokkos::TeamPolicy<Kokkos::Cuda>::member_type&) const {}
+/// A CUDA graph of one empty kernel, built on its first launch and destroyed with the benchmark variants.
+struct EmptyGraph {
+  cudaGraphExec_t exec = nullptr;
+  void launch(int league, int team, cudaStream_t stream) {
+    if (!exec) {
+      cudaGraph_t graph;
+      cudaGraphCreate(&graph, 0);
+      cudaKernelNodeParams node{};
+      node.func = reinterpret_cast<void*>(empty_kernel);
+      node.gridDim = dim3(unsigned(league));
+      node.blockDim = dim3(unsigned(team));
+      cudaGraphNode_t added;
+      cudaGraphAddKernelNode(&added, graph, nullptr, 0, &node);
+      cudaGraphInstantiate(&exec, graph, 0);
+      cudaGraphDestroy(graph);
+    }
+    cudaGraphLaunch(exec, stream);
+  }
+  ~EmptyGraph() {
+    if (exec) cudaGraphExecDestroy(exec);
+  }
 };
 
 /// Instantiated CUDA graphs by operand set, destroyed with the benchmark variants (before Kokkos finalizes).
@@ -195,22 +214,19 @@ void add_peers(std::vector<Variant<Kokkos::Cuda, T>>& variants) {
         }
       },
       reader(blas_result), std::is_same_v<T, float> ? 1e-3 : 1e-12));
-  if constexpr (std::is_same_v<T, float>) {
-    // The launch floor at n = 4096 floats: kstream's add launches 1024 packs / tile_packs teams there (4 teams of
-    // 256 with the default shape); both empty kernels launch that same grid, so their difference is Kokkos'
-    // launch path, not work.
+  {
+    // The plain launch floor, on the grid of the kokkos_team floor row (kstream_bench.cpp): kstream's add at n
+    // elements launches one team per tile of 16-byte packs, so the difference is Kokkos' launch path, not work.
     const TileShape shape = default_tile_shape<Kokkos::Cuda>();
-    const int league = int((4096 / 4 + shape.tile_packs() - 1) / shape.tile_packs());
+    auto league = [=](const O& o) {
+      const std::int64_t packs = o.n * std::int64_t(sizeof(T)) / 16;
+      return int(std::max<std::int64_t>(1, (packs + shape.tile_packs() - 1) / shape.tile_packs()));
+    };
+    variants.push_back({Op::empty, "cuda_kernel",
+                        [=](const O& o) { empty_kernel<<<league(o), shape.team_size, 0, stream()>>>(); }, true});
+    auto graph = std::make_shared<EmptyGraph>();
     variants.push_back(
-        {Op::empty, "cuda_kernel", [=](const O&) { empty_kernel<<<league, shape.team_size, 0, stream()>>>(); }, true});
-    variants.push_back({Op::empty, "kokkos_team",
-                        [=](const O&) {
-                          Kokkos::parallel_for(
-                              "kstream::bench::empty",
-                              Kokkos::TeamPolicy<Kokkos::Cuda>(Kokkos::Cuda(), league, shape.team_size),
-                              EmptyTeamFunctor{});
-                        },
-                        true});
+        {Op::empty, "cuda_graph", [=](const O& o) { graph->launch(league(o), shape.team_size, stream()); }, true});
   }
 }
 

@@ -1,6 +1,7 @@
 // The suite's BabelStream set, in its own file so that a parallel (CUDA) build compiles it beside
 // kstream_bench.cpp: copy, mul, triad and nstream through kstream's public API, tiled and naive (scalar 0.5,
-// BabelStream's byte counts).
+// BabelStream's byte counts); and Kokkos' std algorithms as peers of add, triad and dot.
+#include <Kokkos_StdAlgorithms.hpp>
 #include <kstream/kstream.hpp>
 
 #include "bench_support.hpp"
@@ -37,9 +38,32 @@ void add_stream_set(std::vector<Variant<Exec, T>>& list) {
   }));
 }
 
-#define KSTREAM_SUITE_STREAM(Exec)                                       \
-  template void add_stream_set(std::vector<Variant<Exec, float>>& list); \
-  template void add_stream_set(std::vector<Variant<Exec, double>>& list);
+/// Kokkos::Experimental::transform (add, triad) and transform_reduce (dot) on the suite's views, as a Kokkos user
+/// writes them. No fma row: the std algorithms have no three-input transform. The dot accumulates in T and returns
+/// its value on the host (a blocking call, as the algorithm is), checked as the naive dot is.
+template <class Exec, class T>
+void add_kokkos_std_peers(std::vector<Variant<Exec, T>>& list) {
+  using O = Operands<Exec, T>;
+  const Exec exec;
+  list.push_back({Op::add, "kokkos_std", [=](const O& o) {
+                    auto out = o.out;
+                    Kokkos::Experimental::transform(exec, o.x, o.y, out, kstream::impl::Plus{});
+                  }});
+  list.push_back({Op::triad, "kokkos_std", [=](const O& o) {
+                    auto out = o.out;
+                    Kokkos::Experimental::transform(exec, o.x, o.y, out, Triad<T>{});
+                  }});
+  auto result = std::make_shared<double>(0.0);
+  list.push_back(reduction_variant<Exec, T>(
+      Op::dot, "kokkos_std", [=](const O& o) { *result = double(Kokkos::Experimental::transform_reduce(exec, o.x, o.y, T(0))); },
+      [=] { return *result; }, std::is_same_v<T, float> ? 1e-3 : 1e-12));
+}
+
+#define KSTREAM_SUITE_STREAM(Exec)                                             \
+  template void add_stream_set(std::vector<Variant<Exec, float>>& list);       \
+  template void add_stream_set(std::vector<Variant<Exec, double>>& list);      \
+  template void add_kokkos_std_peers(std::vector<Variant<Exec, float>>& list); \
+  template void add_kokkos_std_peers(std::vector<Variant<Exec, double>>& list);
 KSTREAM_BENCH_FOR_EACH_BACKEND(KSTREAM_SUITE_STREAM)
 #undef KSTREAM_SUITE_STREAM
 

@@ -614,6 +614,100 @@ def table(sources, backend, typ, op, variants, peaks):
     return "\n".join(lines)
 
 
+MID_OPS = ("add", "fma", "triad", "dot")
+MID_RANGE = (1 << 12, (1 << 24) + 7)
+# Rows that are not peers of the out-of-place call at the same n: kstream's own forms, in-place pairs, unfused forms.
+NOT_PEERS = ("tiled", "tiled_inplace", "kokkosblas_inplace", "unfused_naive", "fused_naive")
+
+
+def mid_size_rows(src):
+    """(backend, type, op, n) -> facts of kstream tiled against the best peer of one GPU source at 2^12 .. 2^24 + 7:
+    per-call times, and the launch floor's difference (Kokkos launch minus plain launch, back to back; dot: its two
+    Kokkos launches, a team kernel and a reduce, against two plain ones)."""
+    rows, per_call = src["rows"], src["per_call"]
+    out = {}
+    for (backend, typ, op, variant, n) in rows:
+        if variant != KSTREAM or op not in MID_OPS or not MID_RANGE[0] <= n <= MID_RANGE[1]:
+            continue
+        floor = {v: per_call.get((backend, typ, "empty", v, LAUNCH_FLOOR_N),
+                                 per_call.get((backend, "float", "empty", v, LAUNCH_FLOOR_N)))
+                 for v in ("kokkos_team", "kokkos_reduce", "cuda_kernel")}
+        if floor["cuda_kernel"] is None or floor["kokkos_team"] is None:
+            continue  # no plain launch to compare with: not a GPU source with floor rows
+        delta = floor["kokkos_team"] - floor["cuda_kernel"]
+        if op == "dot":
+            if floor["kokkos_reduce"] is None:
+                continue
+            delta += floor["kokkos_reduce"] - floor["cuda_kernel"]
+        peers = {v: per_call[k] for k in rows if k[:3] == (backend, typ, op) and k[4] == n
+                 for v in [k[3]] if v not in NOT_PEERS and "@" not in v and not v.startswith(KSTREAM + "_")
+                 and per_call.get(k)}
+        tiled = per_call.get((backend, typ, op, KSTREAM, n))
+        if not peers or not tiled:
+            continue
+        peer = min(peers, key=peers.get)
+        out[(backend, typ, op, n)] = {"tiled_us": tiled, "peer": peer, "peer_us": peers[peer], "delta_us": delta,
+                                      "tiled_gbps": rows[(backend, typ, op, KSTREAM, n)][0],
+                                      "peer_gbps": rows[(backend, typ, op, peer, n)][0]}
+    return out
+
+
+def mid_sizes(sources, plots_dir, out_path):
+    """The mid sizes on the GPU: kstream tiled against the best peer of the same run, and the bound the launch floor
+    sets (the best peer's time plus the measured extra of Kokkos' launch over a plain one)."""
+    lines = []
+    for i, src in enumerate(sources, 1):
+        facts = mid_size_rows(src)
+        if not facts:
+            continue
+        lines += [f"## Mid sizes on the GPU: kstream against the best peer and the launch floor (source [{i}])", "",
+                  "Per-call times (us) of back-to-back calls. Best peer: the fastest other row of the same op and n "
+                  "in the run (plain CUDA kernel, cub, cuBLAS, Kokkos Kernels, Kokkos' std algorithms, naive "
+                  "Kokkos). Floor extra: empty Kokkos TeamPolicy kernel minus empty CUDA kernel at "
+                  f"n = {LAUNCH_FLOOR_N:,} (dot: plus empty Kokkos parallel_reduce minus empty CUDA kernel, its "
+                  "second launch). Bound: best peer's time plus the floor extra; kstream meets the bar at 0.97x "
+                  "the best peer, or within 3 % of the bound (bound / tiled >= 0.97).", "",
+                  "| op | type | n | tiled GB/s | best peer | tiled / best peer | floor extra (us) | "
+                  "bound / tiled | bar |", "|---|---|---|---|---|---|---|---|---|"]
+        for (backend, typ, op, n), f in sorted(facts.items(), key=lambda kv: (kv[0][0], MID_OPS.index(kv[0][2]),
+                                                                           kv[0][1] != "float", kv[0][3])):
+            against = f["peer_us"] / f["tiled_us"]
+            bound = (f["peer_us"] + max(f["delta_us"], 0.0)) / f["tiled_us"]
+            bar = "0.97x met" if against >= 0.97 else ("floor" if bound >= 0.97 else "**not met**")
+            lines.append(f"| {op} | {typ} | {n:,} | {fmt(f['tiled_gbps'])} | {f['peer']} {fmt(f['peer_gbps'])} | "
+                         f"{against:.3f}x | {f['delta_us']:.2f} | {bound:.3f} | {bar} |")
+        lines.append("")
+        add_figure(lines, lambda: plot_mid(facts, plots_dir, i), out_path,
+                   "kstream tiled over the best peer against n, with the launch-floor bound")
+    return lines
+
+
+def plot_mid(facts, out_dir, index):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    types = sorted({t for (_, t, _, _) in facts}, key=lambda t: t != "float")
+    fig, axes = plt.subplots(1, len(types), figsize=(6.5 * len(types), 4.2), squeeze=False)
+    for c, typ in enumerate(types):
+        ax = axes[0][c]
+        for op in MID_OPS:
+            pts = sorted((n, f) for (_, t, o, n), f in facts.items() if t == typ and o == op and n & (n - 1) == 0)
+            if not pts:
+                continue
+            xs = [n for n, _ in pts]
+            line, = ax.plot(xs, [f["peer_us"] / f["tiled_us"] for _, f in pts], marker="o", markersize=3, label=op)
+            ax.plot(xs, [f["peer_us"] / (f["peer_us"] + max(f["delta_us"], 0.0)) for _, f in pts], linestyle="--",
+                    color=line.get_color(), linewidth=1, label=f"{op}: floor-adjusted bound")
+        ax.axhline(0.97, color="gray", linestyle=":", linewidth=1)
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("n (elements)")
+        ax.set_ylabel("kstream tiled / best peer (speed)")
+        ax.set_title(f"{typ}: tiled over the best peer of the run")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+    return save_figure(plt, fig, out_dir, f"mid_sizes_{index}.png")
+
+
 def launch_floor(sources):
     """Per-call time at the smallest sizes, where launching, not moving bytes, is the cost."""
     lines = []
@@ -625,9 +719,11 @@ def launch_floor(sources):
         floor = empty.get("kokkos_team")
         native = empty.get("cuda_kernel")
         lines += [f"## Launch floor at n = {LAUNCH_FLOOR_N:,} (source [{i}])", "",
-                  "Per-call time of back-to-back calls (events around a batch). The empty kernels launch the same "
-                  "grid as kstream's add there: `kokkos_team` is an empty Kokkos TeamPolicy kernel (Kokkos' own launch "
-                  "path), `cuda_kernel` an empty CUDA kernel.", "",
+                  "Per-call time of back-to-back calls (events around a batch; `_fenced`: a fence after each call, "
+                  "the round trip a caller that waits sees). The empty calls: `kokkos_range` a Kokkos RangePolicy "
+                  "over the n indices, `kokkos_team` a TeamPolicy of the grid kstream's add launches there, "
+                  "`kokkos_reduce` a parallel_reduce into a device view, `cuda_kernel` a plain CUDA launch of that "
+                  "grid, `cuda_graph` a CUDA graph of it.", "",
                   "| op | type | variant | us per call | / empty Kokkos kernel | / empty CUDA kernel |",
                   "|---|---|---|---|---|---|"]
         for (backend, typ, op, variant, n), (gbps, real_time, unit) in sorted(rows.items()):
@@ -793,6 +889,7 @@ def main(argv=None):
                              "aggregate GB/s against ranks") or plotted
     out += chain64_rows(sources)
     out += launch_floor(sources)
+    out += mid_sizes(sources, plots_dir, args.out)
     for (backend, typ, op) in sorted(g, key=lambda k: (k[0], k[1] != "float", k[1], k[2])):
         if op in ("empty", "chain64"):
             continue  # in the launch-floor and chain sections

@@ -1,6 +1,7 @@
-# ctest bench.small_rows: runs the benchmark suite at small n (2^10, 2^12, 2^12 + 7) and checks what it reports:
-# every row ran and validated (none failed), GB/s > 0, the in-place, reduction and BabelStream rows exist for
-# float and double on each backend, and with Kokkos Kernels found (KOKKOS_KERNELS=ON) its rows do too and the
+# ctest bench.small_rows: runs the benchmark suite at small n (2^10, 2^11, 2^12, 2^12 + 7) and checks what it reports:
+# every row ran and validated (none failed), GB/s > 0 (the launch-floor rows, which move nothing: a time per call
+# > 0), the in-place, reduction, BabelStream and Kokkos std-algorithm rows exist for float and double on each
+# backend, the launch-floor rows (plain and fenced) for both types at 2^12, and with Kokkos Kernels found (KOKKOS_KERNELS=ON) its rows do too and the
 # context names its version. Then the rows of several dimensions (layout nd-<case>, at 2^12 elements): every one
 # ran and validated, and each backend and type has the MDRange stream set, the interiors and their reductions.
 # Variables: BENCH, WORK_DIR, BACKENDS (list), KOKKOS_KERNELS.
@@ -9,7 +10,7 @@ file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
 set(json "${WORK_DIR}/rows.json")
 execute_process(COMMAND ${BENCH} --kstream_max_n=4103 --kstream_min_time=0.001 --benchmark_repetitions=1
-                        "--benchmark_filter=^(copy|add|fma|dot|update_norm|mul|triad|nstream)/[^/]+/[^/]+/[^/]+/[a-z0-9]+/" --benchmark_out=${json} --benchmark_out_format=json
+                        "--benchmark_filter=^(copy|add|fma|dot|update_norm|mul|triad|nstream|empty)/[^/]+/[^/]+/[^/]+/[a-z0-9]+/" --benchmark_out=${json} --benchmark_out_format=json
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "kstream_bench failed (${rc}):\n${out}\n${err}")
@@ -28,16 +29,23 @@ foreach(i RANGE ${last})
     string(JSON message GET "${text}" benchmarks ${i} error_message)
     message(FATAL_ERROR "${name}: ${message}")
   endif()
-  string(JSON gbps GET "${text}" benchmarks ${i} "GB/s")
-  if(NOT gbps GREATER 0)
-    message(FATAL_ERROR "${name}: GB/s is ${gbps}")
+  if(name MATCHES "^empty/")
+    string(JSON per_call GET "${text}" benchmarks ${i} us_per_call)
+    if(NOT per_call GREATER 0)
+      message(FATAL_ERROR "${name}: us_per_call is ${per_call}")
+    endif()
+  else()
+    string(JSON gbps GET "${text}" benchmarks ${i} "GB/s")
+    if(NOT gbps GREATER 0)
+      message(FATAL_ERROR "${name}: GB/s is ${gbps}")
+    endif()
   endif()
   string(REGEX REPLACE "/min_time:.*$" "" name "${name}")  # Google Benchmark's suffixes
   list(APPEND names "${name}")
 endforeach()
 
 set(required add/tiled_inplace fma/tiled_inplace dot/tiled dot/naive update_norm/fused_tiled update_norm/separate_tiled
-             copy/tiled mul/tiled triad/tiled nstream/tiled)
+             copy/tiled mul/tiled triad/tiled nstream/tiled add/kokkos_std triad/kokkos_std dot/kokkos_std)
 string(JSON kokkos_kernels GET "${text}" context kstream.kokkos_kernels)
 if(KOKKOS_KERNELS)
   list(APPEND required add/kokkosblas add/kokkosblas_inplace fma/kokkosblas_inplace dot/kokkosblas)
@@ -60,10 +68,26 @@ foreach(backend IN LISTS BACKENDS)
     endforeach()
   endforeach()
 endforeach()
+foreach(backend IN LISTS BACKENDS)
+  set(floor kokkos_range kokkos_team kokkos_reduce)
+  if(backend STREQUAL "Cuda")
+    list(APPEND floor cuda_kernel cuda_graph)
+  endif()
+  foreach(probe IN LISTS floor)
+    foreach(suffix "" "_fenced")
+      foreach(type float double)
+        if(NOT "empty/${probe}${suffix}/${type}/${backend}/aligned/4096" IN_LIST names)
+          message(FATAL_ERROR "no launch-floor row empty/${probe}${suffix}/${type}/${backend}/aligned/4096")
+        endif()
+        math(EXPR checked "${checked} + 1")
+      endforeach()
+    endforeach()
+  endforeach()
+endforeach()
 if(NOT KOKKOS_KERNELS AND "${names}" MATCHES "kokkosblas")
   message(FATAL_ERROR "kokkosblas rows without Kokkos Kernels")
 endif()
-message(STATUS "kstream_bench: ${count} rows ran and validated; ${checked} in-place, reduction, BabelStream and Kokkos Kernels rows present "
+message(STATUS "kstream_bench: ${count} rows ran and validated; ${checked} in-place, reduction, BabelStream, std-algorithm, launch-floor and Kokkos Kernels rows present "
                "(Kokkos Kernels: ${kokkos_kernels})")
 
 # The rows of several dimensions: one pass over the JSON text (CMake re-parses it for every string(JSON) query).
