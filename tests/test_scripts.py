@@ -171,6 +171,31 @@ class ReportTest(ReportCase):
         row = next(line for line in section.splitlines() if "| add | float | tiled |" in line)
         self.assertIn("| 4.20 | 1.05x | 1.31x |", row)  # 4.2 us against empty Kokkos 4.0 and empty CUDA 3.2
 
+    def test_mid_sizes_against_the_best_peer_and_the_floor_bound(self):
+        def row(op, variant, n, us, typ="double"):
+            name = f"{op}/{variant}/{typ}/Cuda/aligned/{n}"
+            moved = {"add": 3, "dot": 2, "empty": 0}[op] * 8 * n
+            return {"name": name, "run_name": name, "run_type": "iteration", "GB/s": moved / us / 1e3,
+                    "us_per_call": us, "real_time": us, "time_unit": "us"}
+        text = self.report_data({
+            "context": {"date": "2026-12-02", "host_name": "fixture-gpu", "kstream.backends": "Cuda"},
+            "benchmarks": [row("empty", "kokkos_team", 4096, 4.0), row("empty", "cuda_kernel", 4096, 3.5),
+                           row("empty", "kokkos_reduce", 4096, 5.0),
+                           row("add", "tiled", 65536, 4.0), row("add", "cuda_kernel", 65536, 3.6),
+                           row("add", "naive", 65536, 4.4), row("add", "tiled", 1 << 20, 10.0),
+                           row("add", "cub_transform", 1 << 20, 9.0), row("dot", "tiled", 65536, 9.0),
+                           row("dot", "kokkosblas", 65536, 5.5), row("dot", "tiled_inplace", 65536, 1.0)]})
+        section = text.split("## Mid sizes on the GPU")[1].split("\n## ")[0]
+        lines = section.splitlines()
+        add = next(line for line in lines if line.startswith("| add | double | 65,536 |"))
+        self.assertIn("cuda_kernel", add)          # the fastest other row, not naive
+        self.assertIn("| 0.900x | 0.50 | 1.025 | floor |", add)  # 3.6 / 4.0; (3.6 + 0.5) / 4.0
+        big = next(line for line in lines if line.startswith("| add | double | 1,048,576 |"))
+        self.assertIn("| 0.900x | 0.50 | 0.950 | **not met** |", big)  # (9.0 + 0.5) / 10.0 < 0.97
+        dot = next(line for line in lines if line.startswith("| dot | double | 65,536 |"))
+        self.assertIn("kokkosblas", dot)           # in-place forms are not peers
+        self.assertIn("| 2.00 | 0.833 | **not met** |", dot)  # two Kokkos launches: 0.5 + 1.5; (5.5 + 2.0) / 9.0
+
     def test_failed_benchmarks_are_reported_not_tabled(self):
         text, result = self.report("report_cuda.json")
         self.assertIn("validation failed", result.stderr)
