@@ -275,6 +275,17 @@ bool plan_device_rows(const CallFacts& c, Plan& p) {
   return true;
 }
 
+/// The dimension an input runs along (unit stride) where the output runs along its innermost and that input does
+/// not (a transpose, a mixed layout): the general call's tiles take it with the innermost; -1 where none.
+std::int8_t cross_dimension(const CallFacts& c, const Geometry& g) {
+  const Operands ops{c};
+  if (g.stride(c.out, 0) != 1) return -1;
+  for (int k = 1; k < ops.count(); ++k)
+    for (int d = 1; d < g.dims; ++d)
+      if (g.stride(ops[k], 0) != 1 && g.stride(ops[k], d) == 1) return std::int8_t(d);
+  return -1;
+}
+
 /// Several dimensions that do not run as rows on a device: general, 32-bit index math where it fits.
 void plan_device_general(const CallFacts& c, Plan& p) {
   const Operands ops{c};
@@ -288,11 +299,7 @@ void plan_device_general(const CallFacts& c, Plan& p) {
     for (int d = 0; d < g.dims; ++d) last += (g.extents[d] - 1) * g.stride(ops[k], d);
     p.wide_indices = p.wide_indices || last > INT32_MAX;
   }
-  // Tiles where the output runs along its innermost dimension and an input along another: the input's.
-  if (g.stride(c.out, 0) != 1) return;
-  for (int k = 1; k < ops.count() && p.cross_dim < 0; ++k)
-    for (int d = 1; d < g.dims; ++d)
-      if (g.stride(ops[k], 0) != 1 && g.stride(ops[k], d) == 1) p.cross_dim = std::int8_t(d);
+  p.cross_dim = cross_dimension(c, g);
   if (p.cross_dim < 0) return;
   const std::int64_t padded = round_up(g.extents[0], general_tile_inner) *
                               round_up(g.extents[p.cross_dim], general_tile_cross) *
@@ -308,7 +315,7 @@ void plan_device_general(const CallFacts& c, Plan& p) {
 void plan_host_walk(const CallFacts& c, Plan& p) {
   const Operands ops{c};
   const Geometry& g = p.geometry;
-  const std::int64_t n = g.size();
+  std::int64_t n = g.size();
   bool unit = true, out_is_an_input = false;
   std::int64_t operand_bytes = 0;
   for (int k = 0; k < ops.count(); ++k) {
@@ -322,6 +329,15 @@ void plan_host_walk(const CallFacts& c, Plan& p) {
   p.streaming_stores = streams(c, g.unit_inner(c.out), out_is_an_input, operand_bytes);
   plan_host_threads(c, operand_bytes, p);
   std::int64_t tile = c.shape.tile_packs() * elements_per_pack(c.out.element_bytes);
+  if (!unit) p.cross_dim = cross_dimension(c, g);
+  if (p.cross_dim >= 0) {  // tiles of whole blocks (walk_blocks): body_items and the tile count blocks
+    std::int64_t blocks = (g.extents[0] + host_block_inner - 1) / host_block_inner *
+                          ((g.extents[p.cross_dim] + host_block_cross - 1) / host_block_cross);
+    for (int d = 1; d < g.dims; ++d)
+      if (d != p.cross_dim) blocks *= g.extents[d];
+    p.body_items = n = blocks;
+    tile = std::max<std::int64_t>(1, tile / (host_block_inner * host_block_cross));
+  }
   if (c.default_shape) tile = (n + std::max(p.threads, 1) - 1) / std::max(p.threads, 1);
   p.chunks_per_thread = int(std::clamp<std::int64_t>(tile, 1, INT_MAX));
   p.league = (n + p.chunks_per_thread - 1) / p.chunks_per_thread;

@@ -406,6 +406,20 @@ TEST(Plan, HostCallsOfSeveralDimensionsWalkTilesOfTheFlattenedIndex) {
   EXPECT_EQ(impl::plan_name(plan_nd(a, {left}, false, host_default)), "general");
   p = plan_nd(a, {a}, false, TileShape{1, 2, 8});  // an explicit shape: tiles of 16 packs' worth of elements
   EXPECT_EQ(p.chunks_per_thread, 32);
+  // An input along another dimension (a transpose, a mixed layout): blocks of that dimension and the output's rows.
+  p = plan_nd(a, {a, left}, false, host_default);
+  EXPECT_EQ(impl::plan_name(p), "general");
+  EXPECT_EQ(p.cross_dim, 2) << "left runs along the output's outermost dimension (extent 6)";
+  EXPECT_EQ(p.body_items, 2 * 1 * 7) << "130 in blocks of 128, 6 in one block of 16, times 7";
+  EXPECT_GE(std::int64_t(p.chunks_per_thread) * p.league, p.body_items);
+  EXPECT_LT(std::int64_t(p.chunks_per_thread) * (p.league - 1), p.body_items);
+  const std::array<std::int64_t, 2> wide{1000, 300};
+  p = plan_nd(tensor<2>(4, wide, {300, 1}), {tensor<2>(4, wide, {1, 1000})}, false, TileShape{1, 2, 512});
+  EXPECT_EQ(p.cross_dim, 1);
+  EXPECT_EQ(p.body_items, 3 * 63) << "300 in blocks of 128, 1000 in blocks of 16";
+  EXPECT_EQ(p.chunks_per_thread, 2) << "an explicit shape of 1024 packs, 4096 floats: two blocks of 2048";
+  const Operand strided = tensor<3>(8, e, {2 * 9 * 140, 2 * 140, 2});
+  EXPECT_EQ(plan_nd(a, {strided}, false, host_default).cross_dim, -1) << "no input runs along another dimension";
 }
 
 TEST(Plan, ReductionsReadPacksWhereEveryRowStartsAligned) {

@@ -228,20 +228,25 @@ void check_elementwise(Call& c, const CallFacts& facts) {
           }
           visit(offset);
         }
-      } else {
+      } else {  // the host's tiles: of the flattened index, or of blocks along the cross dimension
         const Strides<N> s(g, list);
+        const auto each = [&](const std::int64_t(&offset)[N], std::int64_t length) {
+          for (std::int64_t j = 0; j < length; ++j) {
+            std::int64_t at[N];
+            for (int k = 0; k < N; ++k) at[k] = offset[k] + j * s.stride[k][0];
+            visit(at);
+          }
+        };
+        CHECK(p.cross_dim < 0 || p.body_items < g.size(), p.body_items);  // whole blocks of several elements
         for (std::int64_t tile = 0; tile < p.league; ++tile) {
-          const std::int64_t first = tile * p.chunks_per_thread;
-          walk_runs(s, first, std::min(g.size(), first + p.chunks_per_thread),
-                    [&](const std::int64_t(&offset)[N], std::int64_t length) {
-                      for (std::int64_t j = 0; j < length; ++j) {
-                        std::int64_t at[N];
-                        for (int k = 0; k < N; ++k) at[k] = offset[k] + j * s.stride[k][0];
-                        visit(at);
-                      }
-                    });
+          const std::int64_t first = tile * p.chunks_per_thread, last = std::min(p.body_items, first + p.chunks_per_thread);
+          if (p.cross_dim >= 0) {
+            walk_blocks(s, p.cross_dim, first, last, each);
+          } else {
+            walk_runs(s, first, last, each);
+          }
         }
-        CHECK((p.league - 1) * p.chunks_per_thread < g.size(), p.league);
+        CHECK((p.league - 1) * p.chunks_per_thread < p.body_items, p.league);
       }
     };
     switch (K) {

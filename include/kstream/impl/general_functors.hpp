@@ -54,8 +54,9 @@ struct HostWalkFunctor : OpField<Op> {
   using Seq = std::index_sequence_for<InTs...>;
   Bases<Seq, OutT, InTs...> at;
   Strides<K> strides;
-  std::int64_t n, tile_elements;
+  std::int64_t n, tile_elements;  ///< elements, or blocks where cross >= 0
   bool streaming_stores;
+  int cross;
 
   HostWalkFunctor(const Bases<Seq, OutT, InTs...>& at_, const Plan& p, const Strides<K>& strides_, const Op& op)
       : OpField<Op>(op),
@@ -63,7 +64,8 @@ struct HostWalkFunctor : OpField<Op> {
         strides(strides_),
         n(p.body_items),
         tile_elements(p.chunks_per_thread),
-        streaming_stores(p.streaming_stores) {}
+        streaming_stores(p.streaming_stores),
+        cross(p.cross_dim) {}
 
   // A local copy of the functor: in host memory the output stores could alias it as far as the compiler knows.
   void operator()(std::int64_t tile) const {
@@ -77,8 +79,9 @@ struct HostWalkFunctor : OpField<Op> {
   void walk(std::int64_t first, std::int64_t last) const {
     bool unit = true;
     for (int k = 0; k < K; ++k) unit = unit && strides.stride[k][0] == 1;
-    walk_runs(strides, first, last,
-              [&](const std::int64_t(&offset)[K], std::int64_t length) { run(offset, length, unit, Seq{}); });
+    const auto each = [&](const std::int64_t(&offset)[K], std::int64_t length) { run(offset, length, unit, Seq{}); };
+    if (cross >= 0) return walk_blocks(strides, cross, first, last, each);
+    walk_runs(strides, first, last, each);
   }
 
   template <std::size_t... Is>

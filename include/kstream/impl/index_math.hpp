@@ -197,4 +197,34 @@ void walk_runs(const Strides<K>& s, std::int64_t first, std::int64_t last, const
   }
 }
 
+/// Calls run(offset, length) for each run along the innermost dimension of blocks [first, last) of
+/// host_block_inner x host_block_cross elements of the (innermost, cross) plane, the other dimensions outermost
+/// (the plan's body_items counts them): a block's runs are its rows along the innermost dimension, clipped at the
+/// extents.
+template <int K, class Run>
+void walk_blocks(const Strides<K>& s, int cross, std::int64_t first, std::int64_t last, const Run& run) {
+  const std::int64_t inner_blocks = (s.extent[0] + host_block_inner - 1) / host_block_inner;
+  const std::int64_t cross_blocks = (s.extent[cross] + host_block_cross - 1) / host_block_cross;
+  for (std::int64_t block = first; block < last; ++block) {
+    const std::int64_t inner = block % inner_blocks * host_block_inner;
+    std::int64_t rest = block / inner_blocks;
+    const std::int64_t along = rest % cross_blocks * host_block_cross;
+    rest /= cross_blocks;
+    std::int64_t offset[K];
+    for (int k = 0; k < K; ++k) offset[k] = inner * s.stride[k][0] + along * s.stride[k][cross];
+    for (int d = 1; d < s.dims; ++d) {
+      if (d == cross) continue;
+      const std::int64_t coordinate = rest % s.extent[d];
+      rest /= s.extent[d];
+      for (int k = 0; k < K; ++k) offset[k] += coordinate * s.stride[k][d];
+    }
+    const std::int64_t length = std::min<std::int64_t>(host_block_inner, s.extent[0] - inner);
+    const std::int64_t rows = std::min<std::int64_t>(host_block_cross, s.extent[cross] - along);
+    for (std::int64_t r = 0; r < rows; ++r) {
+      run(offset, length);
+      for (int k = 0; k < K; ++k) offset[k] += s.stride[k][cross];
+    }
+  }
+}
+
 }  // namespace kstream::impl

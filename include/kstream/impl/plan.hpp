@@ -94,6 +94,10 @@ Geometry normalize(const Operand& first, const Operand* rest, int rest_count);
 /// general_tile_inner elements along it (a warp's stores, adjacent) by general_tile_cross along an input's own
 /// innermost dimension (that input's warp loads: one 32-byte sector of floats each, used whole within the tile).
 inline constexpr int general_tile_inner = 32, general_tile_cross = 8;
+/// A host general call of that kind walks blocks of host_block_inner elements along the output's innermost
+/// dimension by host_block_cross along the input's: the input's cache lines (16 floats) are read whole from L1
+/// while the block's rows go by, where the output's order alone reads one element of each line per row.
+inline constexpr int host_block_inner = 128, host_block_cross = 16;
 
 /// Inputs whose shifts a shifted plan holds; calls with more take the contiguous strategy.
 inline constexpr int max_shifted_inputs = 8;
@@ -119,8 +123,10 @@ struct Plan {
   Geometry geometry;          ///< the normalized iteration space
   std::int64_t rows = 1;      ///< rows of geometry.extents[0] elements the strategy runs over (1: one dimension)
   bool wide_indices = false;  ///< general: 64-bit index math (the count or a span does not fit 31 bits)
-  std::int8_t cross_dim = -1;  ///< general, device: the dimension tiled with the innermost (an input's innermost),
-                               ///< general_tile_inner x general_tile_cross per tile; -1: in the flattened order
+  std::int8_t cross_dim = -1;  ///< general: the dimension tiled with the innermost (an input's innermost), on a
+                               ///< device general_tile_inner x general_tile_cross per tile, on a host in blocks of
+                               ///< host_block_inner x host_block_cross (body_items counts blocks); -1: in the
+                               ///< flattened order
   Strategy strategy = Strategy::strided;
   std::int64_t head = 0;        ///< scalars before the body (packed, shifted)
   std::int64_t body_items = 0;  ///< items the tiles cover (rows: in each row)
