@@ -394,6 +394,13 @@ struct Variant {
   }
 };
 
+/// Teams of kstream's add over n elements of `bytes` each with `shape` (a tile of 16-byte packs each): the grid of
+/// the launch-floor rows, so an empty Kokkos kernel and an empty plain one differ in their launch path only.
+inline int floor_league(std::int64_t n, std::size_t bytes, const TileShape& shape) {
+  const std::int64_t packs = n * std::int64_t(bytes) / 16;
+  return int(std::max<std::int64_t>(1, (packs + shape.tile_packs() - 1) / shape.tile_packs()));
+}
+
 /// Native peers, defined in the backend's own file: OpenMP loops (peers_openmp.cpp), CUDA kernels and cub
 /// (peers_cuda.cpp). Backends without peers (Serial) take the generic no-op.
 template <class Variants>

@@ -45,10 +45,9 @@ Settings& settings() {
 }
 
 /// The launch floor: calls that do nothing, one per way kstream and its peers launch (CUDA's own in
-/// peers_cuda.cpp), registered at 2^12 elements for float and double (each process of a per-type run has its own): a
-/// Kokkos RangePolicy over the n indices, a TeamPolicy of the grid kstream's add launches there (its tiles of 16-byte
-/// packs), and a parallel_reduce into a device view. The
-/// difference between these and a plain launch is what a small call pays for going through Kokkos.
+/// peers_cuda.cpp), registered at 2^12 elements for float and double (each process of a per-type run has its own):
+/// a Kokkos RangePolicy over the n indices, a TeamPolicy of the grid kstream's add launches there, and a
+/// parallel_reduce into a device view. Their difference to a plain launch is what a small call pays for Kokkos.
 struct EmptyIndex {
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t) const {}
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t, double&) const {}
@@ -69,15 +68,12 @@ void add_launch_floor(std::vector<Variant<Exec, T>>& list) {
   const TileShape shape = default_tile_shape<Exec>();
   list.push_back({Op::empty, "kokkos_team",
                   [=](const O& o) {
-                    const int league = int(std::max<std::int64_t>(1, (o.n * std::int64_t(sizeof(T)) / 16 +
-                                                                       shape.tile_packs() - 1) / shape.tile_packs()));
-                    if constexpr (is_device_backend<Exec>) {
-                      Kokkos::parallel_for("kstream::bench::empty",
-                                           Kokkos::TeamPolicy<Exec>(exec, league, shape.team_size), EmptyTeam<Exec>{});
-                    } else {
-                      Kokkos::parallel_for("kstream::bench::empty", Kokkos::TeamPolicy<Exec>(exec, league, Kokkos::AUTO),
-                                           EmptyTeam<Exec>{});
-                    }
+                    const int league = floor_league(o.n, sizeof(T), shape);
+                    // A GPU: kstream's team size; a host: Kokkos' choice (kstream runs its own region there).
+                    const auto policy = is_device_backend<Exec>
+                                            ? Kokkos::TeamPolicy<Exec>(exec, league, shape.team_size)
+                                            : Kokkos::TeamPolicy<Exec>(exec, league, Kokkos::AUTO);
+                    Kokkos::parallel_for("kstream::bench::empty", policy, EmptyTeam<Exec>{});
                   },
                   true});
   auto into = std::make_shared<Kokkos::View<double, typename Exec::memory_space>>("bench_empty_reduce");

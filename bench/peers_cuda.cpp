@@ -218,10 +218,7 @@ void add_peers(std::vector<Variant<Kokkos::Cuda, T>>& variants) {
     // The plain launch floor, on the grid of the kokkos_team floor row (kstream_bench.cpp): kstream's add at n
     // elements launches one team per tile of 16-byte packs, so the difference is Kokkos' launch path, not work.
     const TileShape shape = default_tile_shape<Kokkos::Cuda>();
-    auto league = [=](const O& o) {
-      const std::int64_t packs = o.n * std::int64_t(sizeof(T)) / 16;
-      return int(std::max<std::int64_t>(1, (packs + shape.tile_packs() - 1) / shape.tile_packs()));
-    };
+    auto league = [=](const O& o) { return floor_league(o.n, sizeof(T), shape); };
     variants.push_back({Op::empty, "cuda_kernel",
                         [=](const O& o) { empty_kernel<<<league(o), shape.team_size, 0, stream()>>>(); }, true});
     auto graph = std::make_shared<EmptyGraph>();

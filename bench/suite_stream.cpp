@@ -55,7 +55,8 @@ void add_kokkos_std_peers(std::vector<Variant<Exec, T>>& list) {
                   }});
   auto result = std::make_shared<double>(0.0);
   list.push_back(reduction_variant<Exec, T>(
-      Op::dot, "kokkos_std", [=](const O& o) { *result = double(Kokkos::Experimental::transform_reduce(exec, o.x, o.y, T(0))); },
+      Op::dot, "kokkos_std",
+      [=](const O& o) { *result = double(Kokkos::Experimental::transform_reduce(exec, o.x, o.y, T(0))); },
       [=] { return *result; }, std::is_same_v<T, float> ? 1e-3 : 1e-12));
 }
 

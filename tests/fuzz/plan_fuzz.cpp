@@ -239,7 +239,8 @@ void check_elementwise(Call& c, const CallFacts& facts) {
         };
         CHECK(p.cross_dim < 0 || p.body_items < g.size(), p.body_items);  // whole blocks of several elements
         for (std::int64_t tile = 0; tile < p.league; ++tile) {
-          const std::int64_t first = tile * p.chunks_per_thread, last = std::min(p.body_items, first + p.chunks_per_thread);
+          const std::int64_t first = tile * p.chunks_per_thread;
+          const std::int64_t last = std::min(p.body_items, first + p.chunks_per_thread);
           if (p.cross_dim >= 0) {
             walk_blocks(s, p.cross_dim, first, last, each);
           } else {
