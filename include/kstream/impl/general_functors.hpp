@@ -88,6 +88,11 @@ struct HostWalkFunctor : OpField<Op> {
   void run(const std::int64_t (&offset)[K], std::int64_t length, bool unit, std::index_sequence<Is...>) const {
     OutT* const target = at.out + offset[0];
     const Slots<Seq, const InTs*...> sources{{get<Is>(at.in) + offset[Is + 1]}...};
+    if (unit && length * std::int64_t(sizeof(OutT)) < 64) {  // shorter than a cache line: none to stream, and
+      for (std::int64_t j = 0; j < length; ++j)                // host_elements' preamble would cost more than the row
+        target[j] = this->operation()(get<Is>(sources)[j]...);
+      return;
+    }
     if (unit) return host_elements(this->operation(), target, sources, 0, length, streaming_stores, Seq{});
     const std::int64_t target_stride = strides.stride[0][0];
     KSTREAM_IVDEP
