@@ -620,6 +620,12 @@ MID_RANGE = (1 << 12, (1 << 24) + 7)
 NOT_PEERS = ("tiled", "tiled_inplace", "kokkosblas_inplace", "unfused_naive", "fused_naive")
 
 
+def floor_probe(per_call, backend, typ, variant):
+    """Per-call time of an empty launch-floor row at LAUNCH_FLOOR_N: this type's, else float's (older files)."""
+    found = per_call.get((backend, typ, "empty", variant, LAUNCH_FLOOR_N))
+    return found if found is not None else per_call.get((backend, "float", "empty", variant, LAUNCH_FLOOR_N))
+
+
 def mid_size_rows(src):
     """(backend, type, op, n) -> facts of kstream tiled against the best peer of one GPU source at 2^12 .. 2^24 + 7:
     per-call times, and the launch floor's difference (Kokkos launch minus plain launch, back to back; dot: its two
@@ -629,9 +635,7 @@ def mid_size_rows(src):
     for (backend, typ, op, variant, n) in rows:
         if variant != KSTREAM or op not in MID_OPS or not MID_RANGE[0] <= n <= MID_RANGE[1]:
             continue
-        floor = {v: per_call.get((backend, typ, "empty", v, LAUNCH_FLOOR_N),
-                                 per_call.get((backend, "float", "empty", v, LAUNCH_FLOOR_N)))
-                 for v in ("kokkos_team", "kokkos_reduce", "cuda_kernel")}
+        floor = {v: floor_probe(per_call, backend, typ, v) for v in ("kokkos_team", "kokkos_reduce", "cuda_kernel")}
         if floor["cuda_kernel"] is None or floor["kokkos_team"] is None:
             continue  # no plain launch to compare with: not a GPU source with floor rows
         delta = floor["kokkos_team"] - floor["cuda_kernel"]
@@ -731,10 +735,8 @@ def launch_floor(sources):
             us = src["per_call"].get((backend, typ, op, variant, n))
             if us is None:
                 continue
-            floor = [src["per_call"].get((backend, t, "empty", v, n)) for v in ("kokkos_team", "cuda_kernel")
-                     for t in (typ, "float")]  # the probes of this type, else float's (older files)
-            f = fmt(ratio(us, floor[0] or floor[1]), 2)
-            c = fmt(ratio(us, floor[2] or floor[3]), 2)
+            f = fmt(ratio(us, floor_probe(src["per_call"], backend, typ, "kokkos_team")), 2)
+            c = fmt(ratio(us, floor_probe(src["per_call"], backend, typ, "cuda_kernel")), 2)
             lines.append(f"| {op} | {typ} | {variant} | {us:.2f} | {f}x | {c}x |")
         lines.append("")
     return lines

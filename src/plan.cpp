@@ -331,11 +331,9 @@ void plan_host_walk(const CallFacts& c, Plan& p) {
   std::int64_t tile = c.shape.tile_packs() * elements_per_pack(c.out.element_bytes);
   if (!unit) p.cross_dim = cross_dimension(c, g);
   if (p.cross_dim >= 0) {  // tiles of whole blocks (walk_blocks): body_items and the tile count blocks
-    std::int64_t blocks = (g.extents[0] + host_block_inner - 1) / host_block_inner *
-                          ((g.extents[p.cross_dim] + host_block_cross - 1) / host_block_cross);
-    for (int d = 1; d < g.dims; ++d)
-      if (d != p.cross_dim) blocks *= g.extents[d];
-    p.body_items = n = blocks;
+    p.body_items = n = round_up(g.extents[0], host_block_inner) / host_block_inner *
+                       (round_up(g.extents[p.cross_dim], host_block_cross) / host_block_cross) *
+                       (n / g.extents[0] / g.extents[p.cross_dim]);
     tile = std::max<std::int64_t>(1, tile / (host_block_inner * host_block_cross));
   }
   if (c.default_shape) tile = (n + std::max(p.threads, 1) - 1) / std::max(p.threads, 1);
