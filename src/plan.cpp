@@ -343,6 +343,10 @@ void plan_host_walk(const CallFacts& c, Plan& p) {
 
 }  // namespace
 
+bool reduce_in_one_launch(std::int64_t teams, int team_size, std::int64_t resident_threads) {
+  return 2 * teams * team_size <= resident_threads;
+}
+
 const char* strategy_name(Strategy strategy) {
   switch (strategy) {
     case Strategy::packed:

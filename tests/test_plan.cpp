@@ -422,6 +422,17 @@ TEST(Plan, HostCallsOfSeveralDimensionsWalkTilesOfTheFlattenedIndex) {
   EXPECT_EQ(plan_nd(a, {strided}, false, host_default).cross_dim, -1) << "no input runs along another dimension";
 }
 
+TEST(Plan, DeviceReductionsRunInOneLaunchWhileEveryTeamIsResident) {
+  constexpr std::int64_t h200 = 132 * 2048, a100 = 108 * 2048;  // Kokkos::Cuda::concurrency(): SMs x threads
+  EXPECT_TRUE(impl::reduce_in_one_launch(1, 256, h200));
+  EXPECT_TRUE(impl::reduce_in_one_launch(512, 256, h200)) << "2^21 floats: 512 chunks of 4096";
+  EXPECT_TRUE(impl::reduce_in_one_launch(528, 256, h200)) << "four teams on each of 132 multiprocessors";
+  EXPECT_FALSE(impl::reduce_in_one_launch(529, 256, h200));
+  EXPECT_FALSE(impl::reduce_in_one_launch(1024, 256, h200)) << "2^22 floats: more teams than run at once";
+  EXPECT_FALSE(impl::reduce_in_one_launch(512, 256, a100)) << "a GPU with fewer multiprocessors: two launches";
+  EXPECT_TRUE(impl::reduce_in_one_launch(432, 256, a100));
+}
+
 TEST(Plan, ReductionsReadPacksWhereEveryRowStartsAligned) {
   const std::array<std::int64_t, 2> e{100, 64};
   const Operand aligned[] = {tensor<2>(4, e, {68, 1}), tensor<2>(4, e, {68, 1}, 4)};

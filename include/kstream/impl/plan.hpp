@@ -181,6 +181,12 @@ struct ReducePlan {
   bool narrow_rows = true;  ///< rows, outer extents and outer strides below 2^31 (device rows need it)
 };
 
+/// Whether a device reduction of `teams` teams of `team_size` threads runs in one launch: while the teams fill at
+/// most half the device's resident threads (`resident_threads`, the space's concurrency: four teams of 256 on each
+/// 2048-thread multiprocessor), so all of them run at once, Kokkos' reduction over the teams replaces the second
+/// kernel that folds their partial results. Its order is fixed for a given league and device, as the fold's.
+bool reduce_in_one_launch(std::int64_t teams, int team_size, std::int64_t resident_threads);
+
 /// Views a reduction takes: eight inputs and a fused output.
 inline constexpr int max_reduction_operands = 9;
 

@@ -1,13 +1,14 @@
 #pragma once
 // The reduction kernels behind kstream/reduce.hpp, over the normalized space of plan_reduction (kstream/impl/
 // plan.hpp): rows of row_length elements (one row for views that normalize to one dimension). GPU: one team per
-// chunk of a row, as the transforms' tiles, each thread accumulating its packs in registers, then the team; each
-// team's value goes to a buffer of partial results that a second kernel (Kokkos' parallel_reduce over them)
-// folds. Host: fixed-length tiles of the flattened index, each one thread's eight interleaved accumulators
-// (vectorized) along its rows, folded in tile order on one thread. No floating-point atomics, and the split
-// depends only on the extents and layouts (and on the device, through Kokkos' fold), so a result is the same bit
-// for bit on every run on one machine. The last chunk's guard (i < row_length) is the Triton mask; a fused output
-// is written in the same pass.
+// chunk of a row, as the transforms' tiles, each thread accumulating its packs in registers, then the team. While
+// every team runs at once (reduce_in_one_launch), Kokkos' reduction over the teams of that one kernel gives the
+// result; otherwise each team's value goes to a buffer of partial results that a second kernel (Kokkos'
+// parallel_reduce over them) folds. Host: fixed-length tiles of the flattened index, each one thread's eight
+// interleaved accumulators (vectorized) along its rows, folded in tile order on one thread. No floating-point
+// atomics, and the split depends only on the extents and layouts (and on the device, through Kokkos' fold), so a
+// result is the same bit for bit on every run on one machine. The last chunk's guard (i < row_length) is the Triton
+// mask; a fused output is written in the same pass.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cstdint>
@@ -29,6 +30,10 @@ namespace kstream::impl {
 inline constexpr int device_team_size = 256, device_in_flight = 4;
 template <class ExecSpace>
 using DeviceReducePolicy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<device_team_size, 4>>;
+/// The one-launch reduction's teams (reduce_in_one_launch), the same eager and recorded (so a replay gives the eager
+/// call's bits): no launch bounds, which Kokkos 4.6's graph nodes do not compile for a team reduction.
+template <class ExecSpace>
+using DeviceOneLaunchPolicy = Kokkos::TeamPolicy<ExecSpace>;
 
 /// Elements of one device chunk: one pass of a team's packs in flight (a multiple of W, so packs never straddle
 /// chunks).
@@ -62,7 +67,20 @@ struct DeviceReduceTiles : RowFields<Rows, std::size_t(Step::operands)> {
       : r(r_), step(step_), row_length(row_length_), n(n_), chunk_items(device_chunk_items(W)), packed(packed_),
         partials(partials_) {}
 
+  /// Two launches: the team's value into partials[team], folded by the next kernel.
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+    Acc mine = thread_value(team);
+    team.team_reduce(KokkosReducer<Reducer, Acc, Kokkos::HostSpace>(r, mine));  // (a scalar, as Kokkos::Sum)
+    if (team.team_rank() == 0) partials[team.league_rank()] = mine;
+  }
+  /// One launch (reduce_in_one_launch): each thread's value into Kokkos' reduction over the threads and teams, whose
+  /// order is fixed for a given league and device.
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team, Acc& value) const {
+    value = r(value, thread_value(team));
+  }
+
+  /// This thread's share of the team's chunk.
+  KOKKOS_INLINE_FUNCTION Acc thread_value(const member_type& team) const {
     Acc acc[InFlight];
     KSTREAM_DEVICE_UNROLL
     for (int k = 0; k < InFlight; ++k) acc[k] = r.template identity<Acc>();
@@ -80,8 +98,7 @@ struct DeviceReduceTiles : RowFields<Rows, std::size_t(Step::operands)> {
     Acc mine = acc[0];
     KSTREAM_DEVICE_UNROLL
     for (int k = 1; k < InFlight; ++k) mine = r(mine, acc[k]);
-    team.team_reduce(KokkosReducer<Reducer, Acc, Kokkos::HostSpace>(r, mine));  // (a scalar, as Kokkos::Sum)
-    if (team.team_rank() == 0) partials[team.league_rank()] = mine;
+    return mine;
   }
 
   /// Items (V elements: a pack, or one) [first, last) / V of the flattened rows into this thread's accumulators;
@@ -229,37 +246,43 @@ void reduce_tiles(const Sink& sink, const char* label, const ExecSpace& exec, co
                               std::to_string(rp.row_length) +
                               " elements: a device reduction takes fewer than 2^31 chunks, and rows whose extents "
                               "and strides stay below 2^31");
-    // partials[0, chunks), then (converting) the accumulated value before it is converted into the result
+    const bool one_launch = reduce_in_one_launch(chunks, device_team_size, exec.concurrency());
+    const std::int64_t kept = one_launch ? 0 : chunks;  // partials the fold reads
+    // partials[0, kept), then (converting) the accumulated value before it is converted into the result
     const auto launch = [&](Acc* partials) {
-      const DeviceReducePolicy<ExecSpace> policy(exec, int(chunks), device_team_size);
-      if (rp.rows == 1) {
-        sink(label, policy,
-             DeviceReduceTiles<ExecSpace, Acc, W, Reducer, Step, false>(r, step, rp.n, rp.n, packed, partials));
-      } else {
-        DeviceReduceTiles<ExecSpace, Acc, W, Reducer, Step, true> tiles(r, step, rp.row_length, rp.n, packed,
-                                                                         partials);
-        tiles.starts = RowStarts<Step::operands>(rp.geometry, operands, 1);
-        sink(label, policy, tiles);
-      }
-      const Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>> fold(exec, 0, chunks);
-      const FoldDevicePartials<Acc, Reducer> folded{r, partials};
-      if constexpr (to_host) {
-        sink.reduce("kstream::reduce[fold]", fold, folded, KokkosReducer<Reducer, Acc, Kokkos::HostSpace>(r, *result));
-      } else {
-        using Into = KokkosReducer<Reducer, Acc, Space>;
-        Acc* into = nullptr;
-        if constexpr (convert) {
-          into = partials + chunks;
+      // The reduction into the result: the tiles' own (one launch) or the fold's over the partials.
+      const auto reduce_into = [&](const char* name, const auto& policy, const auto& functor) {
+        if constexpr (to_host) {
+          sink.reduce(name, policy, functor, KokkosReducer<Reducer, Acc, Kokkos::HostSpace>(r, *result));
         } else {
-          into = result.data();
+          using Into = KokkosReducer<Reducer, Acc, Space>;
+          Acc* into = nullptr;
+          if constexpr (convert) {
+            into = partials + kept;
+          } else {
+            into = result.data();
+          }
+          sink.reduce(name, policy, functor, Into(r, typename Into::result_view_type(into)));
+          if constexpr (convert)
+            sink("kstream::reduce[convert]", Kokkos::RangePolicy<ExecSpace>(exec, 0, 1),
+                 ConvertResult<Acc, Result>{into, result});
         }
-        sink.reduce("kstream::reduce[fold]", fold, folded, Into(r, typename Into::result_view_type(into)));
-        if constexpr (convert)
-          sink("kstream::reduce[convert]", Kokkos::RangePolicy<ExecSpace>(exec, 0, 1),
-               ConvertResult<Acc, Result>{into, result});
-      }
+      };
+      const auto tiles_then_fold = [&](const auto& tiles) {
+        if (one_launch)
+          return reduce_into(label, DeviceOneLaunchPolicy<ExecSpace>(exec, int(chunks), device_team_size), tiles);
+        sink(label, DeviceReducePolicy<ExecSpace>(exec, int(chunks), device_team_size), tiles);
+        using Fold = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>;
+        reduce_into("kstream::reduce[fold]", Fold(exec, 0, chunks), FoldDevicePartials<Acc, Reducer>{r, partials});
+      };
+      if (rp.rows == 1)
+        return tiles_then_fold(
+            DeviceReduceTiles<ExecSpace, Acc, W, Reducer, Step, false>(r, step, rp.n, rp.n, packed, partials));
+      DeviceReduceTiles<ExecSpace, Acc, W, Reducer, Step, true> tiles(r, step, rp.row_length, rp.n, packed, partials);
+      tiles.starts = RowStarts<Step::operands>(rp.geometry, operands, 1);
+      tiles_then_fold(tiles);
     };
-    const std::int64_t slots = chunks + (convert ? 1 : 0);
+    const std::int64_t slots = std::max<std::int64_t>(1, kept + (convert ? 1 : 0));
     if constexpr (now) {
       with_instance_scratch(exec, std::size_t(slots) * sizeof(Acc), [&](void* p) { launch(static_cast<Acc*>(p)); });
     } else {  // a recording keeps its own partials: it may be replayed on another instance
