@@ -88,7 +88,9 @@ def load(path):
             rows[key] = values[len(values) // 2][:3]
             per_call.setdefault(key, values[len(values) // 2][3])
     return {"path": path, "context": data["context"], "rows": rows, "per_call": per_call,
-            "scaling": {k: statistics.median(v) for k, v in scaling.items()}}
+            "scaling": {k: statistics.median(v) for k, v in scaling.items()},
+            "before_after": {k: v for k, v in data.items() if k.endswith("_before_after") and isinstance(v, dict)
+                             and isinstance(v.get("rows"), list)}}
 
 
 def describe_source(src, index):
@@ -686,6 +688,38 @@ def mid_sizes(sources, plots_dir, out_path):
     return lines
 
 
+# kstream's own rows in a before-and-after key: the engine's forms, not the peers measured beside them.
+KSTREAM_FORMS = (KSTREAM, "fused_tiled", "separate_tiled")
+
+
+def before_after(sources):
+    """Keys `<change>_before_after` of a source: an engine change measured old against new in one lease, each row
+    {name, old_us_per_call, new_us_per_call, old/new_us_per_call_by_round}. kstream's rows at powers of two, with
+    the speed-up and the spread between the rounds of each side (the A/A)."""
+    lines = []
+    for i, src in enumerate(sources, 1):
+        for key, block in sorted(src.get("before_after", {}).items()):
+            rows = []
+            for r in block["rows"]:
+                parts = r.get("name", "").split("/")
+                n = r.get("n")
+                old, new = r.get("old_us_per_call"), r.get("new_us_per_call")
+                if len(parts) < 6 or parts[1] not in KSTREAM_FORMS or not n or n & (n - 1) or not old or not new:
+                    continue
+                spread = [max(v) / min(v) - 1 for v in (r.get("old_us_per_call_by_round"),
+                                                        r.get("new_us_per_call_by_round")) if v and min(v) > 0]
+                rows.append(f"| {parts[0]} | {parts[1]} | {parts[2]} | {n:,} | {old:.2f} | {new:.2f} | "
+                            f"{old / new:.3f}x | {fmt(100 * max(spread), 1) if spread else '–'} |")
+            if not rows:
+                continue
+            lines += [f"## Before and after: `{key}` (source [{i}])", "", block.get("description", ""), "",
+                      "Per-call times (us), medians of each side; speed-up: old time over new; A/A: the larger "
+                      "spread between the rounds of one side (%).", "",
+                      "| op | form | type | n | old (us) | new (us) | speed-up | A/A % |",
+                      "|---|---|---|---|---|---|---|---|"] + rows + [""]
+    return lines
+
+
 def plot_mid(facts, out_dir, index):
     import matplotlib
     matplotlib.use("Agg")
@@ -895,6 +929,7 @@ def main(argv=None):
     out += chain64_rows(sources)
     out += launch_floor(sources)
     out += mid_sizes(sources, plots_dir, args.out)
+    out += before_after(sources)
     for (backend, typ, op) in sorted(g, key=lambda k: (k[0], k[1] != "float", k[1], k[2])):
         if op in ("empty", "chain64"):
             continue  # in the launch-floor and chain sections

@@ -196,6 +196,24 @@ class ReportTest(ReportCase):
         self.assertIn("kokkosblas", dot)           # in-place forms are not peers
         self.assertIn("| 2.00 | 0.833 | **not met** |", dot)  # two Kokkos launches: 0.5 + 1.5; (5.5 + 2.0) / 9.0
 
+    def test_before_and_after_keys_give_kstreams_rows_with_their_spread(self):
+        def change(name, n, old, new):
+            return {"name": name, "n": n, "old_us_per_call": old, "new_us_per_call": new,
+                    "old_us_per_call_by_round": [old, old * 1.02], "new_us_per_call_by_round": [new, new]}
+        text = self.report_data({
+            "context": {"date": "2026-12-03", "host_name": "fixture-gpu", "kstream.backends": "Cuda"},
+            "benchmarks": [{"name": "dot/tiled/float/Cuda/aligned/4096", "run_type": "iteration", "GB/s": 1.0,
+                            "us_per_call": 4.0, "real_time": 4.0, "time_unit": "us"}],
+            "one_launch_before_after": {"description": "fixture change", "rows": [
+                change("dot/tiled/float/Cuda/aligned/4096", 4096, 8.0, 4.0),
+                change("dot/cub_reduce/float/Cuda/aligned/4096", 4096, 9.0, 9.0),
+                change("dot/tiled/float/Cuda/aligned/65543", 65543, 8.0, 4.0)]}})
+        section = text.split("## Before and after: `one_launch_before_after`")[1].split("\n## ")[0]
+        self.assertIn("fixture change", section)
+        self.assertIn("| dot | tiled | float | 4,096 | 8.00 | 4.00 | 2.000x | 2.0 |", section)
+        self.assertNotIn("cub_reduce", section)  # a peer, not the engine's row
+        self.assertNotIn("65,543", section)      # odd sizes stay in the file
+
     def test_failed_benchmarks_are_reported_not_tabled(self):
         text, result = self.report("report_cuda.json")
         self.assertIn("validation failed", result.stderr)
