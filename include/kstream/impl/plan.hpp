@@ -44,6 +44,10 @@
 // take at most calling_thread_bytes runs on the calling thread; on Kokkos' default OpenMP instance, outside
 // parallel regions, kstream opens the region itself, a mid-small call on threads_for(bytes) threads. Large
 // contiguous host outputs that are not an input are written with streaming stores (kstream/streaming_stores.hpp).
+//
+// Reductions (plan_reduction, below): packs where every operand allows, rows otherwise; on a device one team per
+// chunk, in one launch while the teams fill at most half the resident threads (reduce_in_one_launch), else the
+// teams' partial results and a second kernel that folds them.
 #include <cstdint>
 #include <kstream/impl/operand.hpp>
 #include <kstream/impl/tile_shape.hpp>
