@@ -173,7 +173,8 @@ struct Strides {
 };
 
 /// Calls run(offset, length) for each run of elements [first, last) of the flattened space along its innermost
-/// dimension (host): the coordinates of `first` once, then run by run, carrying into the outer dimensions.
+/// dimension (host): the coordinates of `first` once, then run by run, carrying into the outer dimensions. Whole
+/// rows go along the next dimension in a loop of their own (short rows: the carry would cost more than the row).
 template <int K, class Run>
 void walk_runs(const Strides<K>& s, std::int64_t first, std::int64_t last, const Run& run) {
   if (first >= last) return;
@@ -185,11 +186,23 @@ void walk_runs(const Strides<K>& s, std::int64_t first, std::int64_t last, const
   }
   for (std::int64_t i = first; i < last;) {
     const std::int64_t length = std::min(s.extent[0] - coordinate[0], last - i);
-    run(offset, length);
-    i += length;
-    coordinate[0] += length;
-    for (int k = 0; k < K; ++k) offset[k] += length * s.stride[k][0];
-    for (int d = 0; d + 1 < s.dims && coordinate[d] == s.extent[d]; ++d) {
+    int carry_from = 0;  // the dimension whose coordinate just moved
+    if (coordinate[0] == 0 && length == s.extent[0] && s.dims > 1) {
+      const std::int64_t rows = std::min(s.extent[1] - coordinate[1], (last - i) / length);
+      for (std::int64_t r = 0; r < rows; ++r) {
+        run(offset, length);
+        for (int k = 0; k < K; ++k) offset[k] += s.stride[k][1];
+      }
+      i += rows * length;
+      coordinate[1] += rows;
+      carry_from = 1;
+    } else {
+      run(offset, length);
+      i += length;
+      coordinate[0] += length;
+      for (int k = 0; k < K; ++k) offset[k] += length * s.stride[k][0];
+    }
+    for (int d = carry_from; d + 1 < s.dims && coordinate[d] == s.extent[d]; ++d) {
       coordinate[d] = 0;
       ++coordinate[d + 1];
       for (int k = 0; k < K; ++k) offset[k] += s.stride[k][d + 1] - s.extent[d] * s.stride[k][d];
