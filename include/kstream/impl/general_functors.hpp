@@ -89,7 +89,8 @@ struct HostWalkFunctor : OpField<Op> {
     OutT* const target = at.out + offset[0];
     const Slots<Seq, const InTs*...> sources{{get<Is>(at.in) + offset[Is + 1]}...};
     if (unit && length * std::int64_t(sizeof(OutT)) < 64) {  // shorter than a cache line: none to stream, and
-      for (std::int64_t j = 0; j < length; ++j)                // host_elements' preamble would cost more than the row
+      KSTREAM_NO_VECTOR                                        // host_elements' preamble would cost more than the row
+      for (std::int64_t j = 0; j < length; ++j)
         target[j] = this->operation()(get<Is>(sources)[j]...);
       return;
     }

@@ -19,3 +19,13 @@
 #else
 #define KSTREAM_IVDEP
 #endif
+
+// A host loop of a few elements that must not be vectorized: a vector body with its preamble and remainder costs
+// more than the loop (g++ 16 vectorized the short-row loop at -O3, 2x slower; GCC has novector from version 14).
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__NVCC__) && __GNUC__ >= 14
+#define KSTREAM_NO_VECTOR _Pragma("GCC novector")
+#elif defined(__clang__) && !defined(__CUDA__) && !defined(__HIP__)
+#define KSTREAM_NO_VECTOR _Pragma("clang loop vectorize(disable)")
+#else
+#define KSTREAM_NO_VECTOR
+#endif
