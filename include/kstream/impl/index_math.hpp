@@ -186,23 +186,20 @@ void walk_runs(const Strides<K>& s, std::int64_t first, std::int64_t last, const
   }
   for (std::int64_t i = first; i < last;) {
     const std::int64_t length = std::min(s.extent[0] - coordinate[0], last - i);
-    int carry_from = 0;  // the dimension whose coordinate just moved
-    if (coordinate[0] == 0 && length == s.extent[0] && s.dims > 1) {
-      const std::int64_t rows = std::min(s.extent[1] - coordinate[1], (last - i) / length);
-      for (std::int64_t r = 0; r < rows; ++r) {
-        run(offset, length);
-        for (int k = 0; k < K; ++k) offset[k] += s.stride[k][1];
-      }
-      i += rows * length;
-      coordinate[1] += rows;
-      carry_from = 1;
-    } else {
+    // A whole row steps along dimension 1, as many rows as that dimension and `last` allow; a part of a row steps
+    // along dimension 0 by its length. Then the carry, from the dimension stepped along.
+    const int along = coordinate[0] == 0 && length == s.extent[0] && s.dims > 1 ? 1 : 0;
+    const std::int64_t step = along ? 1 : length;
+    const std::int64_t runs = along ? std::min(s.extent[1] - coordinate[1], (last - i) / length) : 1;
+    std::int64_t advance[K];
+    for (int k = 0; k < K; ++k) advance[k] = step * s.stride[k][along];
+    for (std::int64_t r = 0; r < runs; ++r) {
       run(offset, length);
-      i += length;
-      coordinate[0] += length;
-      for (int k = 0; k < K; ++k) offset[k] += length * s.stride[k][0];
+      for (int k = 0; k < K; ++k) offset[k] += advance[k];
     }
-    for (int d = carry_from; d + 1 < s.dims && coordinate[d] == s.extent[d]; ++d) {
+    i += runs * length;
+    coordinate[along] += runs * step;
+    for (int d = along; d + 1 < s.dims && coordinate[d] == s.extent[d]; ++d) {
       coordinate[d] = 0;
       ++coordinate[d + 1];
       for (int k = 0; k < K; ++k) offset[k] += s.stride[k][d + 1] - s.extent[d] * s.stride[k][d];
