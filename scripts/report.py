@@ -688,14 +688,16 @@ def mid_sizes(sources, plots_dir, out_path):
     return lines
 
 
-# kstream's own rows in a before-and-after key: the engine's forms, not the peers measured beside them.
-KSTREAM_FORMS = (KSTREAM, "fused_tiled", "separate_tiled")
+# kstream's own rows in a before-and-after key: the engine's forms, not the peers measured beside them (flat:
+# kstream's rank-1 call beside a view of several dimensions).
+KSTREAM_FORMS = (KSTREAM, "fused_tiled", "separate_tiled", "flat", "fused_flat")
 
 
 def before_after(sources):
     """Keys `<change>_before_after` of a source: an engine change measured old against new in one lease, each row
-    {name, old_us_per_call, new_us_per_call, old/new_us_per_call_by_round}. kstream's rows at powers of two, with
-    the speed-up and the spread between the rounds of each side (the A/A)."""
+    {name, old_us_per_call, new_us_per_call, old/new_us_per_call_by_round}. kstream's rows at powers of two (and
+    views of several dimensions, `nd-*`, at their size), with the speed-up and the spread between the rounds of each
+    side (the A/A)."""
     lines = []
     for i, src in enumerate(sources, 1):
         for key, block in sorted(src.get("before_after", {}).items()):
@@ -704,19 +706,21 @@ def before_after(sources):
                 parts = r.get("name", "").split("/")
                 n = r.get("n")
                 old, new = r.get("old_us_per_call"), r.get("new_us_per_call")
-                if len(parts) < 6 or parts[1] not in KSTREAM_FORMS or not n or n & (n - 1) or not old or not new:
+                if len(parts) < 6 or parts[1] not in KSTREAM_FORMS or not n or not old or not new:
+                    continue
+                if n & (n - 1) and not parts[4].startswith("nd-"):
                     continue
                 spread = [max(v) / min(v) - 1 for v in (r.get("old_us_per_call_by_round"),
                                                         r.get("new_us_per_call_by_round")) if v and min(v) > 0]
-                rows.append(f"| {parts[0]} | {parts[1]} | {parts[2]} | {n:,} | {old:.2f} | {new:.2f} | "
+                rows.append(f"| {parts[0]} | {parts[1]} | {parts[2]} | {parts[4]} | {n:,} | {old:.2f} | {new:.2f} | "
                             f"{old / new:.3f}x | {fmt(100 * max(spread), 1) if spread else '–'} |")
             if not rows:
                 continue
             lines += [f"## Before and after: `{key}` (source [{i}])", "", block.get("description", ""), "",
                       "Per-call times (us), medians of each side; speed-up: old time over new; A/A: the larger "
                       "spread between the rounds of one side (%).", "",
-                      "| op | form | type | n | old (us) | new (us) | speed-up | A/A % |",
-                      "|---|---|---|---|---|---|---|---|"] + rows + [""]
+                      "| op | form | type | views | n | old (us) | new (us) | speed-up | A/A % |",
+                      "|---|---|---|---|---|---|---|---|---|"] + rows + [""]
     return lines
 
 

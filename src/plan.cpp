@@ -407,13 +407,20 @@ ReducePlan plan_reduction(const Operand* operands, int count, int orders) {
   r.row_length = g.dims <= 1 ? r.n : g.extents[0];
   r.rows = g.dims <= 1 || r.n == 0 ? 1 : r.n / r.row_length;
   const int width = elements_per_pack(operands[0].element_bytes);
-  bool packs = width > 1 && rows_share_alignment(g, operands, count);
+  // Every operand's rows start `offset` bytes past a pack boundary (a whole number of elements; none for one row).
+  const std::uintptr_t offset = operands[0].address % pack_bytes;
+  bool packs = width > 1 && rows_share_alignment(g, operands, count) &&
+               offset % std::uintptr_t(operands[0].element_bytes) == 0 && (r.rows > 1 || offset == 0);
   for (int k = 0; k < count; ++k) {
     const Operand& o = operands[k];
-    packs = packs && o.element_bytes == operands[0].element_bytes && o.address % pack_bytes == 0 &&
+    packs = packs && o.element_bytes == operands[0].element_bytes && o.address % pack_bytes == offset &&
             (g.unit_inner(o) || r.row_length <= 1);
   }
-  r.width = packs && (r.rows == 1 || r.row_length % width == 0) ? width : 1;
+  const std::int64_t lead = offset == 0 ? 0 : std::int64_t(pack_bytes - offset) / operands[0].element_bytes;
+  if (packs && (r.rows == 1 || r.row_length >= lead + width)) {  // rows: at least one whole pack each
+    r.width = width;
+    r.row_lead = r.rows == 1 ? 0 : lead;
+  }
   r.narrow_rows = r.rows <= INT32_MAX && fits_32bit_rows(g, operands, count);
   return r;
 }

@@ -433,7 +433,7 @@ TEST(Plan, DeviceReductionsRunInOneLaunchWhileEveryTeamIsResident) {
   EXPECT_TRUE(impl::reduce_in_one_launch(432, 256, a100));
 }
 
-TEST(Plan, ReductionsReadPacksWhereEveryRowStartsAligned) {
+TEST(Plan, ReductionsReadPacksWhereEveryRowStartsAtOneOffsetFromAPack) {
   const std::array<std::int64_t, 2> e{100, 64};
   const Operand aligned[] = {tensor<2>(4, e, {68, 1}), tensor<2>(4, e, {68, 1}, 4)};
   impl::ReducePlan r = impl::plan_reduction(aligned, 2);
@@ -442,8 +442,20 @@ TEST(Plan, ReductionsReadPacksWhereEveryRowStartsAligned) {
   EXPECT_EQ(r.row_length, 64);
   const Operand pitch_65[] = {tensor<2>(4, e, {65, 1}), tensor<2>(4, e, {65, 1})};
   EXPECT_EQ(impl::plan_reduction(pitch_65, 2).width, 1);
+  EXPECT_EQ(r.row_lead, 0);
+  EXPECT_EQ(r.row_packs(), 16);
+  // Rows one element past a pack boundary (an interior's): 15 whole packs from element 3, edges 0-2 and 63.
   const Operand offset[] = {tensor<2>(4, e, {68, 1}, 1), tensor<2>(4, e, {68, 1}, 1)};
-  EXPECT_EQ(impl::plan_reduction(offset, 2).width, 1);
+  r = impl::plan_reduction(offset, 2);
+  EXPECT_EQ(r.width, 4);
+  EXPECT_EQ(r.row_lead, 3);
+  EXPECT_EQ(r.row_packs(), 15);
+  const Operand apart[] = {tensor<2>(4, e, {68, 1}, 1), tensor<2>(4, e, {68, 1}, 2)};
+  EXPECT_EQ(impl::plan_reduction(apart, 2).width, 1) << "rows at different offsets from a pack";
+  const Operand no_pack[] = {tensor<2>(4, {100, 6}, {68, 1}, 1), tensor<2>(4, {100, 6}, {68, 1}, 1)};
+  EXPECT_EQ(impl::plan_reduction(no_pack, 2).width, 1) << "rows of 6 from element 1 hold no whole pack";
+  const Operand one_row[] = {tensor<2>(4, {1, 64}, {68, 1}, 1), tensor<2>(4, {1, 64}, {68, 1}, 1)};
+  EXPECT_EQ(impl::plan_reduction(one_row, 2).width, 1) << "one dimension: packs from an aligned start only";
   const Operand whole[] = {tensor<2>(8, e, {1, 100}), tensor<2>(8, e, {1, 100})};
   r = impl::plan_reduction(whole, 2);
   EXPECT_EQ(r.rows, 1);

@@ -207,10 +207,12 @@ class ReportTest(ReportCase):
             "one_launch_before_after": {"description": "fixture change", "rows": [
                 change("dot/tiled/float/Cuda/aligned/4096", 4096, 8.0, 4.0),
                 change("dot/cub_reduce/float/Cuda/aligned/4096", 4096, 9.0, 9.0),
-                change("dot/tiled/float/Cuda/aligned/65543", 65543, 8.0, 4.0)]}})
+                change("dot/tiled/float/Cuda/aligned/65543", 65543, 8.0, 4.0),
+                change("dot/tiled/float/Cuda/nd-interior3-left/132651000", 132651000, 6.0, 4.0)]}})
         section = text.split("## Before and after: `one_launch_before_after`")[1].split("\n## ")[0]
         self.assertIn("fixture change", section)
-        self.assertIn("| dot | tiled | float | 4,096 | 8.00 | 4.00 | 2.000x | 2.0 |", section)
+        self.assertIn("| dot | tiled | float | aligned | 4,096 | 8.00 | 4.00 | 2.000x | 2.0 |", section)
+        self.assertIn("| dot | tiled | float | nd-interior3-left | 132,651,000 | 6.00 | 4.00 | 1.500x |", section)
         self.assertNotIn("cub_reduce", section)  # a peer, not the engine's row
         self.assertNotIn("65,543", section)      # odd sizes stay in the file
 

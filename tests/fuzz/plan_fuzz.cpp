@@ -296,49 +296,65 @@ void check_overlap(const Call& c) {
   }
 }
 
-/// A device reduction over rows: chunks of 256 x 4 x W elements of the flattened rows, 256 threads each, every
-/// thread's items one team apart, its row from a RowCursor (as DeviceReduceTiles does). Every element once, at
-/// the operands' elements of its multi-index (the first operand orders the dimensions here).
+/// A device reduction over rows: chunks of 256 x 4 x W elements of the flattened rows (rows of packs: of their
+/// whole packs), 256 threads each, every thread's items one team apart, its row from a RowCursor, then the edges
+/// of the rows whose first pack the chunk holds (as DeviceReduceTiles does). Every element once, at the operands'
+/// elements of its multi-index (the first operand orders the dimensions here); packs aligned in every operand.
 void check_reduction(Call& c) {
   const int count = int(c.ops.size());
   const ReducePlan r = plan_reduction(c.ops.data(), count, 0);
   CHECK(r.n == c.ops[0].size(), r.n);
   if (r.n == 0) return;
   CHECK(r.rows * r.row_length == r.n, r.rows, r.row_length);
-  if (r.width > 1) {  // every row start aligned, every operand contiguous along its rows
+  if (r.width > 1) {  // every row lead elements before a pack boundary, every operand contiguous along its rows
     for (const Operand& o : c.ops) {
-      CHECK(o.address % pack_bytes == 0);
+      CHECK(std::int64_t((o.address + std::uintptr_t(r.row_lead * o.element_bytes)) % pack_bytes) == 0, r.row_lead);
       CHECK(r.geometry.unit_inner(o) || r.row_length <= 1);
     }
-    CHECK(r.rows == 1 || r.row_length % r.width == 0, r.row_length);
+    CHECK(r.rows > 1 || r.row_lead == 0, r.row_lead);
+    CHECK(r.rows == 1 || (r.row_packs() >= 1 && r.row_lead < r.width), r.row_length, r.row_lead);
   }
   if (r.rows == 1 || !r.narrow_rows || count > 5) return;
   const int V = r.width, threads = 256, W = elements_per_pack(c.ops[0].element_bytes);
-  const std::int64_t chunk = std::int64_t(threads) * 4 * W;
+  const std::int64_t chunk = std::int64_t(threads) * 4 * W, per_row = V > 1 ? r.row_packs() : r.row_length;
+  const std::int64_t covered = r.rows * per_row * V, lead = V > 1 ? r.row_lead : 0;
+  const RowEdges edges = V > 1 ? RowEdges(r.row_lead, r.row_packs(), V, r.row_length) : RowEdges();
+  const FastDivider rows_of = rows_divider(per_row, threads);
   std::vector<int> seen(std::size_t(r.n), 0);
   auto walk = [&](auto tag) {
     constexpr int N = decltype(tag)::value;
     const Operand* list[N];
     for (int k = 0; k < N; ++k) list[k] = &c.ops[k];
     const RowStarts<N> starts(r.geometry, list, 1);
-    for (std::int64_t first = 0; first < r.n; first += chunk) {
-      const std::int64_t end = std::min(r.n, first + chunk) / V;
+    const auto visit = [&](const std::int64_t(&base)[N], std::int64_t e) {  // element e of the row at base
+      CHECK(e >= 0 && e < r.row_length, e);
+      const std::int64_t out = c.at(0, base[0] + e * r.geometry.stride(c.ops[0], 0));
+      const auto found = c.out_index.find(out);
+      CHECK(found != c.out_index.end(), out);
+      ++seen[std::size_t(found->second)];
+      for (int k = 1; k < N; ++k)
+        CHECK(c.at(k, base[k] + e * r.geometry.stride(c.ops[k], 0)) == c.elements[k][found->second]);
+    };
+    for (std::int64_t first = 0; first < covered; first += chunk) {
+      const std::int64_t last = std::min(covered, first + chunk), end = last / V;
       for (int rank = 0; rank < threads; ++rank) {
         std::int64_t item = first / V + rank;
         if (item >= end) continue;
-        RowCursor<N> cursor(starts, r.row_length / V, item);
+        RowCursor<N> cursor(starts, per_row, item);
         for (; item < end; item += threads) {
-          for (int lane = 0; lane < V; ++lane) {  // element at * V + lane of the cursor's row
-            const std::int64_t e = cursor.at * V + lane;
-            const std::int64_t out = c.at(0, cursor.base[0] + e * r.geometry.stride(c.ops[0], 0));
-            const auto found = c.out_index.find(out);
-            CHECK(found != c.out_index.end(), out);
-            ++seen[std::size_t(found->second)];
-            for (int k = 1; k < N; ++k)
-              CHECK(c.at(k, cursor.base[k] + e * r.geometry.stride(c.ops[k], 0)) == c.elements[k][found->second]);
-          }
-          cursor.advance(starts, threads);
+          if (V > 1)
+            for (int k = 0; k < N; ++k) check_pack(c, k, c.at(k, cursor.base[k] + lead + cursor.at * V));
+          for (int lane = 0; lane < V; ++lane) visit(cursor.base, lead + cursor.at * V + lane);
+          cursor.advance(starts, rows_of, threads);
         }
+      }
+      if (V == 1 || edges.edges == 0) continue;
+      const std::int64_t row = edges.row_from(first / V), edge_count = (edges.row_from(last / V) - row) * edges.edges;
+      CHECK(edge_count < INT32_MAX, edge_count);
+      for (std::int64_t j = 0; j < edge_count; ++j) {
+        std::int64_t base[N];
+        starts.offsets(std::uint32_t(row + j / edges.edges), base);
+        visit(base, edges.column(j % edges.edges));
       }
     }
   };

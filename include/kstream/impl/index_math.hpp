@@ -118,7 +118,8 @@ template <int K>
 using RowStarts = Coordinates<K, max_rank - 1>;
 
 /// A thread's place in rows of per_row items (elements or packs) whose starts come from RowStarts: the row, the
-/// item within it and the row's start in every operand, moved on by a stride of items across rows.
+/// item within it and the row's start in every operand, moved on by a stride of items across rows. `rows_of`
+/// divides by per_row where per_row is at most the stride (short rows: several rows at a step).
 template <int K>
 struct RowCursor {
   std::int64_t per_row, at;
@@ -130,13 +131,37 @@ struct RowCursor {
     at = item - std::int64_t(row) * per_row;
     starts.offsets(row, base);
   }
-  KOKKOS_FORCEINLINE_FUNCTION void advance(const RowStarts<K>& starts, std::int64_t by) {
+  /// Moves on by `by` items (by below 2^30): over one row where rows are longer than `by`, else over
+  /// rows_of.quotient(at) of them.
+  KOKKOS_FORCEINLINE_FUNCTION void advance(const RowStarts<K>& starts, const FastDivider& rows_of, std::int64_t by) {
     at += by;
-    while (at >= per_row) {
-      at -= per_row;
-      starts.offsets(++row, base);
-    }
+    if (at < per_row) return;
+    const std::uint32_t rows = per_row > by ? 1 : rows_of.quotient(std::uint32_t(at));
+    row += rows;
+    at -= std::int64_t(rows) * per_row;
+    starts.offsets(row, base);
   }
+};
+
+/// A divider by rows of per_row items for RowCursor::advance with steps of `by` (unused where per_row > by).
+inline FastDivider rows_divider(std::int64_t per_row, std::int64_t by) {
+  return FastDivider(std::uint32_t(per_row <= by ? per_row : 1));
+}
+
+/// The edges of rows read in packs (kstream/impl/plan.hpp, ReducePlan): each row's `packs` whole packs of `width`
+/// elements start `lead` elements in; its other `edges` elements (lead before, the rest after) are read one by one
+/// by the team whose items hold the row's first pack.
+struct RowEdges {
+  std::int64_t lead = 0, packs = 1, width = 1, edges = 0;
+
+  RowEdges() = default;
+  RowEdges(std::int64_t lead_, std::int64_t packs_, int width_, std::int64_t row_length)
+      : lead(lead_), packs(packs_), width(width_), edges(row_length - packs_ * width_) {}
+
+  /// The first row whose first pack is item `item` or after (items of every row's packs in turn).
+  KOKKOS_FORCEINLINE_FUNCTION std::int64_t row_from(std::int64_t item) const { return (item + packs - 1) / packs; }
+  /// Element of its row of a row's edge j (0 <= j < edges).
+  KOKKOS_FORCEINLINE_FUNCTION std::int64_t column(std::int64_t j) const { return j < lead ? j : j + packs * width; }
 };
 
 /// The operands' strides along every dimension of g, and their offsets at a flat index, for kernels that walk the

@@ -45,9 +45,10 @@
 // parallel regions, kstream opens the region itself, a mid-small call on threads_for(bytes) threads. Large
 // contiguous host outputs that are not an input are written with streaming stores (kstream/streaming_stores.hpp).
 //
-// Reductions (plan_reduction, below): packs where every operand allows, rows otherwise; on a device one team per
-// chunk, in one launch while the teams fill at most half the resident threads (reduce_in_one_launch), else the
-// teams' partial results and a second kernel that folds them.
+// Reductions (plan_reduction, below): packs where every operand allows (rows: each row's whole packs, its edges
+// one by one), single elements otherwise; on a device one team per chunk, in one launch while the teams fill at
+// most half the resident threads (reduce_in_one_launch), else the teams' partial results and a second kernel that
+// folds them.
 #include <cstdint>
 #include <kstream/impl/operand.hpp>
 #include <kstream/impl/tile_shape.hpp>
@@ -177,12 +178,19 @@ constexpr int elements_per_pack(int element_bytes) {
 }
 
 /// How a reduction runs: over the normalized space, in rows of row_length elements (one row: a flat call), read
-/// in 16-byte packs of `width` elements where every operand allows (width 1: single elements).
+/// in 16-byte packs of `width` elements where every operand allows (width 1: single elements). Rows of packs:
+/// each row's body of row_packs() whole packs starts row_lead elements in (an interior's rows start off a pack
+/// boundary); the row's other elements, row_lead before the body and the rest after it, are its edges, read one
+/// by one.
 struct ReducePlan {
   Geometry geometry;
   std::int64_t n = 0, rows = 1, row_length = 0;
   int width = 1;
-  bool narrow_rows = true;  ///< rows, outer extents and outer strides below 2^31 (device rows need it)
+  std::int64_t row_lead = 0;  ///< rows of packs: elements of each row before its first whole pack
+  bool narrow_rows = true;    ///< rows, outer extents and outer strides below 2^31 (device rows need it)
+
+  /// Whole packs in each row (rows of packs).
+  std::int64_t row_packs() const { return (row_length - row_lead) / width; }
 };
 
 /// Whether a device reduction of `teams` teams of `team_size` threads runs in one launch: while the teams fill at
@@ -195,7 +203,8 @@ bool reduce_in_one_launch(std::int64_t teams, int team_size, std::int64_t reside
 inline constexpr int max_reduction_operands = 9;
 
 /// The plan of a reduction over `operands` (operands[orders] orders the dimensions): packs where every operand has
-/// the same element size, unit inner stride and every row start 16-byte aligned.
+/// the same element size and unit inner stride, and every row of every operand starts at one offset from a 16-byte
+/// boundary (none for one dimension) with a whole pack after it.
 ReducePlan plan_reduction(const Operand* operands, int count, int orders = 0);
 
 }  // namespace kstream::impl

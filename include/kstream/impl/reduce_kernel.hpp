@@ -45,13 +45,26 @@ constexpr std::int64_t device_chunks(std::int64_t n, int W) {
   return n <= 0 ? 1 : (n + device_chunk_items(W) - 1) / device_chunk_items(W);
 }
 
+/// Where a device reduction's rows start (RowStarts), the edges of rows of packs, and the division by a row's items
+/// for the cursor's steps.
+template <bool Rows, int K>
+struct ReduceRows {
+  RowStarts<K> starts;
+  RowEdges edges;
+  FastDivider rows_of;
+};
+template <int K>
+struct ReduceRows<false, K> {};
+
 /// Device tiles: team t reduces chunk t (elements [t * chunk_items, (t + 1) * chunk_items) up to n) with InFlight
-/// accumulators per thread into partials[t], reading 16-byte packs of W elements where every operand allows
-/// (`packed`), single elements otherwise. With Rows the chunk is one of the flattened rows' index (rows of
-/// row_length elements): each thread keeps a cursor on its row, the row's start in each operand from its
-/// coordinates, moved on as the thread's elements cross into the next rows.
+/// accumulators per thread, into partials[t] (two launches) or Kokkos' reduction (one launch), reading 16-byte
+/// packs of W elements where every operand allows (`packed`), single elements otherwise. With Rows the chunk is
+/// one of the flattened rows' items (n counts their elements): each thread keeps a cursor on its row, the row's
+/// start in each operand from its coordinates, moved on as the thread's items cross into the next rows. Rows of
+/// packs: the items are the rows' whole packs, and the team then reads the edges of the rows whose first pack its
+/// chunk holds, in a loop of their own (the loop of packs in flight stays free of branches and of their registers).
 template <class ExecSpace, class Acc, int W, class Reducer, class Step, bool Rows>
-struct DeviceReduceTiles : RowFields<Rows, std::size_t(Step::operands)> {
+struct DeviceReduceTiles : ReduceRows<Rows, Step::operands> {
   static constexpr int InFlight = device_in_flight;
   static constexpr int K = Step::operands;
   using member_type = typename DeviceReducePolicy<ExecSpace>::member_type;
@@ -89,6 +102,7 @@ struct DeviceReduceTiles : RowFields<Rows, std::size_t(Step::operands)> {
     if constexpr (Rows) {
       if (packed) {
         accumulate_rows<W>(first, last, team.team_rank(), team.team_size(), acc);
+        accumulate_edges(first / W, last / W, team.team_rank(), team.team_size(), acc[0]);
       } else {
         accumulate_rows<1>(first, last, team.team_rank(), team.team_size(), acc);
       }
@@ -106,18 +120,18 @@ struct DeviceReduceTiles : RowFields<Rows, std::size_t(Step::operands)> {
   template <int V>
   KOKKOS_INLINE_FUNCTION void accumulate_rows(std::int64_t first, std::int64_t last, int rank, int threads,
                                               Acc (&acc)[InFlight]) const {
-    const std::int64_t end = last / V;
+    const std::int64_t end = last / V, lead = V > 1 ? this->edges.lead : 0;
     std::int64_t item = first / V + rank;
     if (item >= end) return;
-    RowCursor<K> cursor(this->starts, row_length / V, item);
+    RowCursor<K> cursor(this->starts, V > 1 ? this->edges.packs : row_length, item);
     for (; item + (InFlight - 1) * threads < end; item += InFlight * threads) {
       std::int64_t offset[InFlight][K];
       typename Step::template Packs<V> loaded[InFlight];
       KSTREAM_DEVICE_UNROLL
       for (int s = 0; s < InFlight; ++s) {
-        step.along(cursor.base, cursor.at * V, offset[s]);
+        step.along(cursor.base, lead + cursor.at * V, offset[s]);
         loaded[s] = step.from(offset[s]).template load_pack<V>(0, Seq{});
-        cursor.advance(this->starts, threads);
+        cursor.advance(this->starts, this->rows_of, threads);
       }
       KSTREAM_DEVICE_UNROLL
       for (int s = 0; s < InFlight; ++s)
@@ -125,10 +139,26 @@ struct DeviceReduceTiles : RowFields<Rows, std::size_t(Step::operands)> {
     }
     for (; item < end; item += threads) {
       std::int64_t offset[K];
-      step.along(cursor.base, cursor.at * V, offset);
+      step.along(cursor.base, lead + cursor.at * V, offset);
       const Step here = step.from(offset);
       acc[0] = here.template pack<Acc, V>(0, here.template load_pack<V>(0, Seq{}), r, acc[0], Seq{});
-      cursor.advance(this->starts, threads);
+      cursor.advance(this->starts, this->rows_of, threads);
+    }
+  }
+
+  /// The edges of the rows whose first pack lies in packs [first, last) of the rows', one element per thread.
+  KOKKOS_INLINE_FUNCTION void accumulate_edges(std::int64_t first, std::int64_t last, int rank, int threads,
+                                               Acc& acc) const {
+    const RowEdges& e = this->edges;
+    if (e.edges == 0) return;
+    const std::int64_t row = e.row_from(first), count = (e.row_from(last) - row) * e.edges;
+    for (std::int64_t j = rank; j < count; j += threads) {  // count < 2^31: the chunk's rows, a few edges each
+      const auto in_row = std::uint32_t(j) / std::uint32_t(e.edges);
+      std::int64_t base[K], offset[K];
+      this->starts.offsets(std::uint32_t(row + in_row), base);
+      step.along(base, e.column(j - std::int64_t(in_row) * e.edges), offset);
+      const Step here = step.from(offset);
+      acc = r(acc, here.template element<Acc>(0, here.load(0, Seq{}), Seq{}));
     }
   }
 
@@ -240,8 +270,11 @@ void reduce_tiles(const Sink& sink, const char* label, const ExecSpace& exec, co
   if constexpr (is_device_execution_space_v<ExecSpace>) {
     using Space = typename ExecSpace::memory_space;
     const bool packed = W > 1 && rp.width == W;
-    const std::int64_t chunks = device_chunks(rp.n, W);
-    if (chunks > INT32_MAX || (rp.rows > 1 && !rp.narrow_rows))
+    // Elements the chunks cover: rows of packs' whole packs (their edges go with them), every element otherwise.
+    const bool rows = rp.rows > 1;
+    const std::int64_t covered = rows && packed ? rp.rows * rp.row_packs() * W : rp.n;
+    const std::int64_t chunks = device_chunks(covered, W);
+    if (chunks > INT32_MAX || (rows && !rp.narrow_rows))
       throw std::length_error(std::string(label) + ": " + std::to_string(rp.rows) + " rows of " +
                               std::to_string(rp.row_length) +
                               " elements: a device reduction takes fewer than 2^31 chunks, and rows whose extents "
@@ -275,11 +308,14 @@ void reduce_tiles(const Sink& sink, const char* label, const ExecSpace& exec, co
         using Fold = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>;
         reduce_into("kstream::reduce[fold]", Fold(exec, 0, chunks), FoldDevicePartials<Acc, Reducer>{r, partials});
       };
-      if (rp.rows == 1)
+      if (!rows)
         return tiles_then_fold(
             DeviceReduceTiles<ExecSpace, Acc, W, Reducer, Step, false>(r, step, rp.n, rp.n, packed, partials));
-      DeviceReduceTiles<ExecSpace, Acc, W, Reducer, Step, true> tiles(r, step, rp.row_length, rp.n, packed, partials);
+      DeviceReduceTiles<ExecSpace, Acc, W, Reducer, Step, true> tiles(r, step, rp.row_length, covered, packed,
+                                                                       partials);
       tiles.starts = RowStarts<Step::operands>(rp.geometry, operands, 1);
+      if (packed) tiles.edges = RowEdges(rp.row_lead, rp.row_packs(), W, rp.row_length);
+      tiles.rows_of = rows_divider(packed ? rp.row_packs() : rp.row_length, device_team_size);
       tiles_then_fold(tiles);
     };
     const std::int64_t slots = std::max<std::int64_t>(1, kept + (convert ? 1 : 0));
