@@ -343,8 +343,10 @@ void plan_host_walk(const CallFacts& c, Plan& p) {
 
 }  // namespace
 
-bool reduce_in_one_launch(std::int64_t teams, int team_size, std::int64_t resident_threads) {
-  return 2 * teams * team_size <= resident_threads;
+std::int64_t one_launch_teams(std::int64_t chunks, int team_size, std::int64_t resident_threads) {
+  const std::int64_t resident_teams = std::max<std::int64_t>(1, resident_threads / (2 * std::int64_t(team_size)));
+  if (chunks > one_launch_chunks_per_team * resident_teams) return 0;
+  return std::min(chunks, resident_teams);
 }
 
 const char* strategy_name(Strategy strategy) {

@@ -422,15 +422,21 @@ TEST(Plan, HostCallsOfSeveralDimensionsWalkTilesOfTheFlattenedIndex) {
   EXPECT_EQ(plan_nd(a, {strided}, false, host_default).cross_dim, -1) << "no input runs along another dimension";
 }
 
-TEST(Plan, DeviceReductionsRunInOneLaunchWhileEveryTeamIsResident) {
+TEST(Plan, DeviceReductionsRunInOneLaunchUpToFourChunksForEachResidentTeam) {
   constexpr std::int64_t h200 = 132 * 2048, a100 = 108 * 2048;  // Kokkos::Cuda::concurrency(): SMs x threads
-  EXPECT_TRUE(impl::reduce_in_one_launch(1, 256, h200));
-  EXPECT_TRUE(impl::reduce_in_one_launch(512, 256, h200)) << "2^21 floats: 512 chunks of 4096";
-  EXPECT_TRUE(impl::reduce_in_one_launch(528, 256, h200)) << "four teams on each of 132 multiprocessors";
-  EXPECT_FALSE(impl::reduce_in_one_launch(529, 256, h200));
-  EXPECT_FALSE(impl::reduce_in_one_launch(1024, 256, h200)) << "2^22 floats: more teams than run at once";
-  EXPECT_FALSE(impl::reduce_in_one_launch(512, 256, a100)) << "a GPU with fewer multiprocessors: two launches";
-  EXPECT_TRUE(impl::reduce_in_one_launch(432, 256, a100));
+  EXPECT_EQ(impl::one_launch_teams(1, 256, h200), 1);
+  EXPECT_EQ(impl::one_launch_teams(512, 256, h200), 512) << "2^21 floats: 512 chunks of 4096, a team each";
+  EXPECT_EQ(impl::one_launch_teams(528, 256, h200), 528) << "four teams on each of 132 multiprocessors";
+  EXPECT_EQ(impl::one_launch_teams(529, 256, h200), 528) << "more chunks than resident teams: those teams loop";
+  EXPECT_EQ(impl::one_launch_teams(1024, 256, h200), 528) << "2^22 floats";
+  EXPECT_EQ(impl::one_launch_teams(2112, 256, h200), 528) << "four chunks a team";
+  EXPECT_EQ(impl::one_launch_teams(2113, 256, h200), 0) << "two launches: per-chunk teams, then the fold";
+  EXPECT_EQ(impl::one_launch_teams(4096, 256, h200), 0) << "2^24 floats";
+  EXPECT_EQ(impl::one_launch_teams(512, 256, a100), 432) << "a GPU with fewer multiprocessors: fewer teams";
+  EXPECT_EQ(impl::one_launch_teams(1728, 256, a100), 432);
+  EXPECT_EQ(impl::one_launch_teams(1729, 256, a100), 0);
+  EXPECT_EQ(impl::one_launch_teams(3, 256, 256), 1) << "a device of fewer threads than a team: one team";
+  EXPECT_EQ(impl::one_launch_teams(5, 256, 256), 0);
 }
 
 TEST(Plan, ReductionsReadPacksWhereEveryRowStartsAtOneOffsetFromAPack) {

@@ -46,9 +46,9 @@
 // contiguous host outputs that are not an input are written with streaming stores (kstream/streaming_stores.hpp).
 //
 // Reductions (plan_reduction, below): packs where every operand allows (rows: each row's whole packs, its edges
-// one by one), single elements otherwise; on a device one team per chunk, in one launch while the teams fill at
-// most half the resident threads (reduce_in_one_launch), else the teams' partial results and a second kernel that
-// folds them.
+// one by one), single elements otherwise; on a device one team per chunk, or in one launch of at most the teams
+// that fill half the resident threads, each reducing every league-th chunk, while that is at most four chunks a
+// team (one_launch_teams); beyond, the teams' partial results and a second kernel that folds them.
 #include <cstdint>
 #include <kstream/impl/operand.hpp>
 #include <kstream/impl/tile_shape.hpp>
@@ -193,11 +193,16 @@ struct ReducePlan {
   std::int64_t row_packs() const { return (row_length - row_lead) / width; }
 };
 
-/// Whether a device reduction of `teams` teams of `team_size` threads runs in one launch: while the teams fill at
-/// most half the device's resident threads (`resident_threads`, the space's concurrency: four teams of 256 on each
-/// 2048-thread multiprocessor), so all of them run at once, Kokkos' reduction over the teams replaces the second
-/// kernel that folds their partial results. Its order is fixed for a given league and device, as the fold's.
-bool reduce_in_one_launch(std::int64_t teams, int team_size, std::int64_t resident_threads);
+/// Chunks a team of a one-launch device reduction reduces at most (one_launch_teams).
+inline constexpr std::int64_t one_launch_chunks_per_team = 4;
+
+/// The teams of `team_size` threads of a device reduction over `chunks` chunks in one launch, or 0 where it takes
+/// two. The teams that fill half the device's resident threads (`resident_threads`, the space's concurrency: four
+/// teams of 256 on each 2048-thread multiprocessor) run at once; while the chunks are at most
+/// one_launch_chunks_per_team times as many, that many teams (or one per chunk, where fewer) each reduce every
+/// league-th chunk, and Kokkos' reduction over the teams replaces the second kernel that folds the chunks' partial
+/// results. Its order is fixed for a given league and device, as the fold's.
+std::int64_t one_launch_teams(std::int64_t chunks, int team_size, std::int64_t resident_threads);
 
 /// Views a reduction takes: eight inputs and a fused output.
 inline constexpr int max_reduction_operands = 9;

@@ -2,9 +2,9 @@
 // The reduction kernels behind kstream/reduce.hpp, over the normalized space of plan_reduction (kstream/impl/
 // plan.hpp): rows of row_length elements (one row for views that normalize to one dimension). GPU: one team per
 // chunk of a row, as the transforms' tiles, each thread accumulating its packs in registers, then the team. While
-// every team runs at once (reduce_in_one_launch), Kokkos' reduction over the teams of that one kernel gives the
-// result; otherwise each team's value goes to a buffer of partial results that a second kernel (Kokkos'
-// parallel_reduce over them) folds. Host: fixed-length tiles of the flattened index, each one thread's eight
+// the chunks are at most four for each team that runs at once (one_launch_teams), those teams each reduce every
+// league-th chunk and Kokkos' reduction over the teams of that one kernel gives the result; otherwise each chunk's
+// team puts its value in a buffer of partial results that a second kernel (Kokkos' parallel_reduce) folds. Host: fixed-length tiles of the flattened index, each one thread's eight
 // interleaved accumulators (vectorized) along its rows, folded in tile order on one thread. No floating-point
 // atomics, and the split depends only on the extents and layouts (and on the device, through Kokkos' fold), so a
 // result is the same bit for bit on every run on one machine. The last chunk's guard (i < row_length) is the Triton
@@ -30,7 +30,7 @@ namespace kstream::impl {
 inline constexpr int device_team_size = 256, device_in_flight = 4;
 template <class ExecSpace>
 using DeviceReducePolicy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<device_team_size, 4>>;
-/// The one-launch reduction's teams (reduce_in_one_launch), the same eager and recorded (so a replay gives the eager
+/// The one-launch reduction's teams (one_launch_teams), the same eager and recorded (so a replay gives the eager
 /// call's bits): no launch bounds, which Kokkos 4.6's graph nodes do not compile for a team reduction.
 template <class ExecSpace>
 using DeviceOneLaunchPolicy = Kokkos::TeamPolicy<ExecSpace>;
@@ -57,7 +57,8 @@ template <int K>
 struct ReduceRows<false, K> {};
 
 /// Device tiles: team t reduces chunk t (elements [t * chunk_items, (t + 1) * chunk_items) up to n) with InFlight
-/// accumulators per thread, into partials[t] (two launches) or Kokkos' reduction (one launch), reading 16-byte
+/// accumulators per thread into partials[t] (two launches), or chunks t, t + league, ... into Kokkos' reduction
+/// (one launch), reading 16-byte
 /// packs of W elements where every operand allows (`packed`), single elements otherwise. With Rows the chunk is
 /// one of the flattened rows' items (n counts their elements): each thread keeps a cursor on its row, the row's
 /// start in each operand from its coordinates, moved on as the thread's items cross into the next rows. Rows of
@@ -71,33 +72,34 @@ struct DeviceReduceTiles : ReduceRows<Rows, Step::operands> {
   using Seq = typename Step::Seq;
   Reducer r;
   Step step;
-  std::int64_t row_length, n, chunk_items;
+  std::int64_t row_length, n, chunk_items, chunks;
   bool packed;
   Acc* partials;
 
   DeviceReduceTiles(const Reducer& r_, const Step& step_, std::int64_t row_length_, std::int64_t n_, bool packed_,
                     Acc* partials_)
-      : r(r_), step(step_), row_length(row_length_), n(n_), chunk_items(device_chunk_items(W)), packed(packed_),
-        partials(partials_) {}
+      : r(r_), step(step_), row_length(row_length_), n(n_), chunk_items(device_chunk_items(W)),
+        chunks(device_chunks(n_, W)), packed(packed_), partials(partials_) {}
 
   /// Two launches: the team's value into partials[team], folded by the next kernel.
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
-    Acc mine = thread_value(team);
+    Acc mine = thread_value(team, team.league_rank());
     team.team_reduce(KokkosReducer<Reducer, Acc, Kokkos::HostSpace>(r, mine));  // (a scalar, as Kokkos::Sum)
     if (team.team_rank() == 0) partials[team.league_rank()] = mine;
   }
-  /// One launch (reduce_in_one_launch): each thread's value into Kokkos' reduction over the threads and teams, whose
-  /// order is fixed for a given league and device.
+  /// One launch (one_launch_teams): each thread's values of its team's chunks, every league-th from the team's own,
+  /// into Kokkos' reduction over the threads and teams, whose order is fixed for a given league and device.
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team, Acc& value) const {
-    value = r(value, thread_value(team));
+    for (std::int64_t c = team.league_rank(); c < chunks; c += team.league_size())
+      value = r(value, thread_value(team, c));
   }
 
-  /// This thread's share of the team's chunk.
-  KOKKOS_INLINE_FUNCTION Acc thread_value(const member_type& team) const {
+  /// This thread's share of chunk `chunk`.
+  KOKKOS_INLINE_FUNCTION Acc thread_value(const member_type& team, std::int64_t chunk) const {
     Acc acc[InFlight];
     KSTREAM_DEVICE_UNROLL
     for (int k = 0; k < InFlight; ++k) acc[k] = r.template identity<Acc>();
-    const std::int64_t first = std::int64_t(team.league_rank()) * chunk_items;
+    const std::int64_t first = chunk * chunk_items;
     const std::int64_t last = first + chunk_items < n ? first + chunk_items : n;
     if constexpr (Rows) {
       if (packed) {
@@ -279,7 +281,8 @@ void reduce_tiles(const Sink& sink, const char* label, const ExecSpace& exec, co
                               std::to_string(rp.row_length) +
                               " elements: a device reduction takes fewer than 2^31 chunks, and rows whose extents "
                               "and strides stay below 2^31");
-    const bool one_launch = reduce_in_one_launch(chunks, device_team_size, exec.concurrency());
+    const std::int64_t teams = one_launch_teams(chunks, device_team_size, exec.concurrency());  // 0: two launches
+    const bool one_launch = teams > 0;
     const std::int64_t kept = one_launch ? 0 : chunks;  // partials the fold reads
     // partials[0, kept), then (converting) the accumulated value before it is converted into the result
     const auto launch = [&](Acc* partials) {
@@ -303,7 +306,7 @@ void reduce_tiles(const Sink& sink, const char* label, const ExecSpace& exec, co
       };
       const auto tiles_then_fold = [&](const auto& tiles) {
         if (one_launch)
-          return reduce_into(label, DeviceOneLaunchPolicy<ExecSpace>(exec, int(chunks), device_team_size), tiles);
+          return reduce_into(label, DeviceOneLaunchPolicy<ExecSpace>(exec, int(teams), device_team_size), tiles);
         sink(label, DeviceReducePolicy<ExecSpace>(exec, int(chunks), device_team_size), tiles);
         using Fold = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>;
         reduce_into("kstream::reduce[fold]", Fold(exec, 0, chunks), FoldDevicePartials<Acc, Reducer>{r, partials});
