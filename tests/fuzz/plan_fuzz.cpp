@@ -316,9 +316,10 @@ void check_reduction(Call& c) {
   }
   if (r.rows == 1 || !r.narrow_rows || count > 5) return;
   const int V = r.width, threads = 256, W = elements_per_pack(c.ops[0].element_bytes);
-  const std::int64_t chunk = std::int64_t(threads) * 4 * W, per_row = V > 1 ? r.row_packs() : r.row_length;
-  const std::int64_t covered = r.rows * per_row * V, lead = V > 1 ? r.row_lead : 0;
-  const RowEdges edges = V > 1 ? RowEdges(r.row_lead, r.row_packs(), V, r.row_length) : RowEdges();
+  const RowItems row = V > 1 ? RowItems(r.row_lead, V, r.row_length) : RowItems(0, 1, r.row_length);
+  CHECK(row.items == (V > 1 ? r.row_packs() : r.row_length), row.items);
+  const std::int64_t chunk = std::int64_t(threads) * 4 * W, per_row = row.items;
+  const std::int64_t covered = r.rows * per_row * V, lead = row.lead;
   const FastDivider rows_of = rows_divider(per_row, threads);
   std::vector<int> seen(std::size_t(r.n), 0);
   auto walk = [&](auto tag) {
@@ -348,13 +349,13 @@ void check_reduction(Call& c) {
           cursor.advance(starts, rows_of, threads);
         }
       }
-      if (V == 1 || edges.edges == 0) continue;
-      const std::int64_t row = edges.row_from(first / V), edge_count = (edges.row_from(last / V) - row) * edges.edges;
+      if (V == 1 || row.edges == 0) continue;
+      const std::int64_t from = row.row_from(first / V), edge_count = (row.row_from(last / V) - from) * row.edges;
       CHECK(edge_count < INT32_MAX, edge_count);
       for (std::int64_t j = 0; j < edge_count; ++j) {
         std::int64_t base[N];
-        starts.offsets(std::uint32_t(row + j / edges.edges), base);
-        visit(base, edges.column(j % edges.edges));
+        starts.offsets(std::uint32_t(from + j / row.edges), base);
+        visit(base, row.column(j % row.edges));
       }
     }
   };

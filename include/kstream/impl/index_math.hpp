@@ -148,20 +148,28 @@ inline FastDivider rows_divider(std::int64_t per_row, std::int64_t by) {
   return FastDivider(std::uint32_t(per_row <= by ? per_row : 1));
 }
 
-/// The edges of rows read in packs (kstream/impl/plan.hpp, ReducePlan): each row's `packs` whole packs of `width`
-/// elements start `lead` elements in; its other `edges` elements (lead before, the rest after) are read one by one
-/// by the team whose items hold the row's first pack.
-struct RowEdges {
-  std::int64_t lead = 0, packs = 1, width = 1, edges = 0;
+/// How a device reduction reads each of the flattened rows (kstream/impl/plan.hpp, ReducePlan): `items` items, packs
+/// of `width` elements from element `lead` (or single elements: width 1, lead 0), then the row's other `edges`
+/// elements (lead before the packs, the rest after), one by one, by the team whose chunk holds the row's first item.
+/// 16 bytes: a recorded reduction's functor stays under the 512 bytes above which Kokkos 5.2's HIP graph nodes
+/// launch it from global memory, which they do not compile for a team reduction.
+struct RowItems {
+  std::int64_t items = 1;
+  std::int32_t edges = 0;
+  std::int16_t lead = 0, width = 1;
 
-  RowEdges() = default;
-  RowEdges(std::int64_t lead_, std::int64_t packs_, int width_, std::int64_t row_length)
-      : lead(lead_), packs(packs_), width(width_), edges(row_length - packs_ * width_) {}
+  RowItems() = default;
+  /// Rows of row_length elements read in packs of `width` from element `lead` (width 1: single elements).
+  RowItems(std::int64_t lead_, int width_, std::int64_t row_length)
+      : items((row_length - lead_) / width_),
+        edges(std::int32_t(row_length - (row_length - lead_) / width_ * width_)),
+        lead(std::int16_t(lead_)),
+        width(std::int16_t(width_)) {}
 
-  /// The first row whose first pack is item `item` or after (items of every row's packs in turn).
-  KOKKOS_FORCEINLINE_FUNCTION std::int64_t row_from(std::int64_t item) const { return (item + packs - 1) / packs; }
+  /// The first row whose first item is item `item` or after (every row's items in turn).
+  KOKKOS_FORCEINLINE_FUNCTION std::int64_t row_from(std::int64_t item) const { return (item + items - 1) / items; }
   /// Element of its row of a row's edge j (0 <= j < edges).
-  KOKKOS_FORCEINLINE_FUNCTION std::int64_t column(std::int64_t j) const { return j < lead ? j : j + packs * width; }
+  KOKKOS_FORCEINLINE_FUNCTION std::int64_t column(std::int64_t j) const { return j < lead ? j : j + items * width; }
 };
 
 /// The operands' strides along every dimension of g, and their offsets at a flat index, for kernels that walk the

@@ -45,12 +45,12 @@ constexpr std::int64_t device_chunks(std::int64_t n, int W) {
   return n <= 0 ? 1 : (n + device_chunk_items(W) - 1) / device_chunk_items(W);
 }
 
-/// Where a device reduction's rows start (RowStarts), the edges of rows of packs, and the division by a row's items
-/// for the cursor's steps.
+/// Where a device reduction's rows start (RowStarts), how each is read (its items and edges), and the division by
+/// a row's items for the cursor's steps.
 template <bool Rows, int K>
 struct ReduceRows {
   RowStarts<K> starts;
-  RowEdges edges;
+  RowItems row;
   FastDivider rows_of;
 };
 template <int K>
@@ -72,14 +72,13 @@ struct DeviceReduceTiles : ReduceRows<Rows, Step::operands> {
   using Seq = typename Step::Seq;
   Reducer r;
   Step step;
-  std::int64_t row_length, n, chunk_items, chunks;
+  static constexpr std::int64_t chunk_items = device_chunk_items(W);
+  std::int64_t n;
   bool packed;
   Acc* partials;
 
-  DeviceReduceTiles(const Reducer& r_, const Step& step_, std::int64_t row_length_, std::int64_t n_, bool packed_,
-                    Acc* partials_)
-      : r(r_), step(step_), row_length(row_length_), n(n_), chunk_items(device_chunk_items(W)),
-        chunks(device_chunks(n_, W)), packed(packed_), partials(partials_) {}
+  DeviceReduceTiles(const Reducer& r_, const Step& step_, std::int64_t n_, bool packed_, Acc* partials_)
+      : r(r_), step(step_), n(n_), packed(packed_), partials(partials_) {}
 
   /// Two launches: the team's value into partials[team], folded by the next kernel.
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
@@ -90,6 +89,7 @@ struct DeviceReduceTiles : ReduceRows<Rows, Step::operands> {
   /// One launch (one_launch_teams): each thread's values of its team's chunks, every league-th from the team's own,
   /// into Kokkos' reduction over the threads and teams, whose order is fixed for a given league and device.
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team, Acc& value) const {
+    const std::int64_t chunks = device_chunks(n, W);
     for (std::int64_t c = team.league_rank(); c < chunks; c += team.league_size())
       value = r(value, thread_value(team, c));
   }
@@ -122,10 +122,10 @@ struct DeviceReduceTiles : ReduceRows<Rows, Step::operands> {
   template <int V>
   KOKKOS_INLINE_FUNCTION void accumulate_rows(std::int64_t first, std::int64_t last, int rank, int threads,
                                               Acc (&acc)[InFlight]) const {
-    const std::int64_t end = last / V, lead = V > 1 ? this->edges.lead : 0;
+    const std::int64_t end = last / V, lead = this->row.lead;
     std::int64_t item = first / V + rank;
     if (item >= end) return;
-    RowCursor<K> cursor(this->starts, V > 1 ? this->edges.packs : row_length, item);
+    RowCursor<K> cursor(this->starts, this->row.items, item);
     for (; item + (InFlight - 1) * threads < end; item += InFlight * threads) {
       std::int64_t offset[InFlight][K];
       typename Step::template Packs<V> loaded[InFlight];
@@ -151,13 +151,13 @@ struct DeviceReduceTiles : ReduceRows<Rows, Step::operands> {
   /// The edges of the rows whose first pack lies in packs [first, last) of the rows', one element per thread.
   KOKKOS_INLINE_FUNCTION void accumulate_edges(std::int64_t first, std::int64_t last, int rank, int threads,
                                                Acc& acc) const {
-    const RowEdges& e = this->edges;
+    const RowItems& e = this->row;
     if (e.edges == 0) return;
-    const std::int64_t row = e.row_from(first), count = (e.row_from(last) - row) * e.edges;
+    const std::int64_t from = e.row_from(first), count = (e.row_from(last) - from) * e.edges;
     for (std::int64_t j = rank; j < count; j += threads) {  // count < 2^31: the chunk's rows, a few edges each
       const auto in_row = std::uint32_t(j) / std::uint32_t(e.edges);
       std::int64_t base[K], offset[K];
-      this->starts.offsets(std::uint32_t(row + in_row), base);
+      this->starts.offsets(std::uint32_t(from + in_row), base);
       step.along(base, e.column(j - std::int64_t(in_row) * e.edges), offset);
       const Step here = step.from(offset);
       acc = r(acc, here.template element<Acc>(0, here.load(0, Seq{}), Seq{}));
@@ -313,12 +313,11 @@ void reduce_tiles(const Sink& sink, const char* label, const ExecSpace& exec, co
       };
       if (!rows)
         return tiles_then_fold(
-            DeviceReduceTiles<ExecSpace, Acc, W, Reducer, Step, false>(r, step, rp.n, rp.n, packed, partials));
-      DeviceReduceTiles<ExecSpace, Acc, W, Reducer, Step, true> tiles(r, step, rp.row_length, covered, packed,
-                                                                       partials);
+            DeviceReduceTiles<ExecSpace, Acc, W, Reducer, Step, false>(r, step, rp.n, packed, partials));
+      DeviceReduceTiles<ExecSpace, Acc, W, Reducer, Step, true> tiles(r, step, covered, packed, partials);
       tiles.starts = RowStarts<Step::operands>(rp.geometry, operands, 1);
-      if (packed) tiles.edges = RowEdges(rp.row_lead, rp.row_packs(), W, rp.row_length);
-      tiles.rows_of = rows_divider(packed ? rp.row_packs() : rp.row_length, device_team_size);
+      tiles.row = packed ? RowItems(rp.row_lead, W, rp.row_length) : RowItems(0, 1, rp.row_length);
+      tiles.rows_of = rows_divider(tiles.row.items, device_team_size);
       tiles_then_fold(tiles);
     };
     const std::int64_t slots = std::max<std::int64_t>(1, kept + (convert ? 1 : 0));
