@@ -151,8 +151,8 @@ inline FastDivider rows_divider(std::int64_t per_row, std::int64_t by) {
 /// How a device reduction reads each of the flattened rows (kstream/impl/plan.hpp, ReducePlan): `items` items, packs
 /// of `width` elements from element `lead` (or single elements: width 1, lead 0), then the row's other `edges`
 /// elements (lead before the packs, the rest after), one by one, by the team whose chunk holds the row's first item.
-/// 16 bytes: a recorded reduction's functor stays under the 512 bytes above which Kokkos 5.2's HIP graph nodes
-/// launch it from global memory, which they do not compile for a team reduction.
+/// 16 bytes: a recorded reduction's functor stays under the 512 bytes from which Kokkos 5.2's HIP graph nodes
+/// launch a team reduction through a functor buffer in device memory, a path that does not compile.
 struct RowItems {
   std::int64_t items = 1;
   std::int32_t edges = 0;

@@ -4,11 +4,12 @@
 // chunk of a row, as the transforms' tiles, each thread accumulating its packs in registers, then the team. While
 // the chunks are at most four for each team that runs at once (one_launch_teams), those teams each reduce every
 // league-th chunk and Kokkos' reduction over the teams of that one kernel gives the result; otherwise each chunk's
-// team puts its value in a buffer of partial results that a second kernel (Kokkos' parallel_reduce) folds. Host: fixed-length tiles of the flattened index, each one thread's eight
-// interleaved accumulators (vectorized) along its rows, folded in tile order on one thread. No floating-point
-// atomics, and the split depends only on the extents and layouts (and on the device, through Kokkos' fold), so a
-// result is the same bit for bit on every run on one machine. The last chunk's guard (i < row_length) is the Triton
-// mask; a fused output is written in the same pass.
+// team puts its value in a buffer of partial results that a second kernel (Kokkos' parallel_reduce) folds. Host:
+// fixed-length tiles of the flattened index, each one thread's eight interleaved accumulators (vectorized) along
+// its rows, folded in tile order on one thread. No floating-point atomics, and the split depends only on the
+// extents and layouts (and on the device, through Kokkos' fold), so a result is the same bit for bit on every run
+// on one machine. The last chunk's guard (i < row_length) is the Triton mask; a fused output is written in the
+// same pass.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cstdint>
@@ -58,12 +59,12 @@ struct ReduceRows<false, K> {};
 
 /// Device tiles: team t reduces chunk t (elements [t * chunk_items, (t + 1) * chunk_items) up to n) with InFlight
 /// accumulators per thread into partials[t] (two launches), or chunks t, t + league, ... into Kokkos' reduction
-/// (one launch), reading 16-byte
-/// packs of W elements where every operand allows (`packed`), single elements otherwise. With Rows the chunk is
-/// one of the flattened rows' items (n counts their elements): each thread keeps a cursor on its row, the row's
-/// start in each operand from its coordinates, moved on as the thread's items cross into the next rows. Rows of
-/// packs: the items are the rows' whole packs, and the team then reads the edges of the rows whose first pack its
-/// chunk holds, in a loop of their own (the loop of packs in flight stays free of branches and of their registers).
+/// (one launch), reading 16-byte packs of W elements where every operand allows (`packed`), single elements
+/// otherwise. With Rows the chunk is one of the flattened rows' items (n counts their elements): each thread keeps
+/// a cursor on its row, the row's start in each operand from its coordinates, moved on as the thread's items cross
+/// into the next rows. Rows of packs: the items are the rows' whole packs, and the team then reads the edges of the
+/// rows whose first pack its chunk holds, in a loop of their own (the loop of packs in flight stays free of
+/// branches and of their registers).
 template <class ExecSpace, class Acc, int W, class Reducer, class Step, bool Rows>
 struct DeviceReduceTiles : ReduceRows<Rows, Step::operands> {
   static constexpr int InFlight = device_in_flight;
