@@ -421,7 +421,7 @@ ReducePlan plan_reduction(const Operand* operands, int count, int orders) {
   const std::int64_t lead = offset == 0 ? 0 : std::int64_t(pack_bytes - offset) / operands[0].element_bytes;
   if (packs && (r.rows == 1 || r.row_length >= lead + width)) {  // rows: at least one whole pack each
     r.width = width;
-    r.row_lead = r.rows == 1 ? 0 : lead;
+    r.row_lead = lead;  // (0 for one row: its start is aligned)
   }
   r.narrow_rows = r.rows <= INT32_MAX && fits_32bit_rows(g, operands, count);
   return r;

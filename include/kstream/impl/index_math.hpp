@@ -162,7 +162,7 @@ struct RowItems {
   /// Rows of row_length elements read in packs of `width` from element `lead` (width 1: single elements).
   RowItems(std::int64_t lead_, int width_, std::int64_t row_length)
       : items((row_length - lead_) / width_),
-        edges(std::int32_t(row_length - (row_length - lead_) / width_ * width_)),
+        edges(std::int32_t(row_length - items * width_)),
         lead(std::int16_t(lead_)),
         width(std::int16_t(width_)) {}
 

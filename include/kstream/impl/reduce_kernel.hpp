@@ -273,9 +273,11 @@ void reduce_tiles(const Sink& sink, const char* label, const ExecSpace& exec, co
   if constexpr (is_device_execution_space_v<ExecSpace>) {
     using Space = typename ExecSpace::memory_space;
     const bool packed = W > 1 && rp.width == W;
-    // Elements the chunks cover: rows of packs' whole packs (their edges go with them), every element otherwise.
+    // How each row is read, and the elements the chunks cover: rows of packs' whole packs (their edges go with
+    // them), every element otherwise.
     const bool rows = rp.rows > 1;
-    const std::int64_t covered = rows && packed ? rp.rows * rp.row_packs() * W : rp.n;
+    const RowItems row = packed ? RowItems(rp.row_lead, W, rp.row_length) : RowItems(0, 1, rp.row_length);
+    const std::int64_t covered = rows ? rp.rows * row.items * row.width : rp.n;
     const std::int64_t chunks = device_chunks(covered, W);
     if (chunks > INT32_MAX || (rows && !rp.narrow_rows))
       throw std::length_error(std::string(label) + ": " + std::to_string(rp.rows) + " rows of " +
@@ -317,8 +319,8 @@ void reduce_tiles(const Sink& sink, const char* label, const ExecSpace& exec, co
             DeviceReduceTiles<ExecSpace, Acc, W, Reducer, Step, false>(r, step, rp.n, packed, partials));
       DeviceReduceTiles<ExecSpace, Acc, W, Reducer, Step, true> tiles(r, step, covered, packed, partials);
       tiles.starts = RowStarts<Step::operands>(rp.geometry, operands, 1);
-      tiles.row = packed ? RowItems(rp.row_lead, W, rp.row_length) : RowItems(0, 1, rp.row_length);
-      tiles.rows_of = rows_divider(tiles.row.items, device_team_size);
+      tiles.row = row;
+      tiles.rows_of = rows_divider(row.items, device_team_size);
       tiles_then_fold(tiles);
     };
     const std::int64_t slots = std::max<std::int64_t>(1, kept + (convert ? 1 : 0));
