@@ -37,12 +37,13 @@ template <class ExecSpace>
 using DeviceOneLaunchPolicy = Kokkos::TeamPolicy<ExecSpace>;
 
 /// Elements of one device chunk: one pass of a team's packs in flight (a multiple of W, so packs never straddle
-/// chunks).
-constexpr std::int64_t device_chunk_items(int W) {
+/// chunks). Host and device: a plain constexpr function is host-only to nvcc (without --expt-relaxed-constexpr),
+/// and a call to it from a kernel is only a warning, after which the kernel does not run the code that calls it.
+KOKKOS_INLINE_FUNCTION constexpr std::int64_t device_chunk_items(int W) {
   return std::int64_t(device_team_size) * device_in_flight * W;
 }
 /// Device chunks (teams, partial results) of a reduction over n elements: at least one, so n == 0 gives the identity.
-constexpr std::int64_t device_chunks(std::int64_t n, int W) {
+KOKKOS_INLINE_FUNCTION constexpr std::int64_t device_chunks(std::int64_t n, int W) {
   return n <= 0 ? 1 : (n + device_chunk_items(W) - 1) / device_chunk_items(W);
 }
 
