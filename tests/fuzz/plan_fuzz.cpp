@@ -297,9 +297,10 @@ void check_overlap(const Call& c) {
 }
 
 /// A device reduction over rows: chunks of 256 x 4 x W elements of the flattened rows (rows of packs: of their
-/// whole packs), 256 threads each, every thread's items one team apart, its row from a RowCursor, then the edges
-/// of the rows whose first pack the chunk holds (as DeviceReduceTiles does). Every element once, at the operands'
-/// elements of its multi-index (the first operand orders the dimensions here); packs aligned in every operand.
+/// whole packs, in chunks of one pass and of four, as row_chunk_passes gives large calls), 256 threads each, every
+/// thread's items one team apart, its row from a RowCursor, then the edges of the rows whose first pack the chunk
+/// holds (as DeviceReduceTiles does). Every element once, at the operands' elements of its multi-index (the first
+/// operand orders the dimensions here); packs aligned in every operand.
 void check_reduction(Call& c) {
   const int count = int(c.ops.size());
   const ReducePlan r = plan_reduction(c.ops.data(), count, 0);
@@ -318,10 +319,10 @@ void check_reduction(Call& c) {
   const int V = r.width, threads = 256, W = elements_per_pack(c.ops[0].element_bytes);
   const RowItems row = V > 1 ? RowItems(r.row_lead, V, r.row_length) : RowItems(0, 1, r.row_length);
   CHECK(row.items == (V > 1 ? r.row_packs() : r.row_length), row.items);
-  const std::int64_t chunk = std::int64_t(threads) * 4 * W, per_row = row.items;
-  const std::int64_t covered = r.rows * per_row * V, lead = row.lead;
+  const std::int64_t per_row = row.items, covered = r.rows * per_row * V, lead = row.lead;
   const FastDivider rows_of = rows_divider(per_row, threads);
-  std::vector<int> seen(std::size_t(r.n), 0);
+  std::vector<int> seen;
+  std::int64_t chunk = 0;
   auto walk = [&](auto tag) {
     constexpr int N = decltype(tag)::value;
     const Operand* list[N];
@@ -359,13 +360,17 @@ void check_reduction(Call& c) {
       }
     }
   };
-  switch (count) {
-    case 2: walk(std::integral_constant<int, 2>{}); break;
-    case 3: walk(std::integral_constant<int, 3>{}); break;
-    case 4: walk(std::integral_constant<int, 4>{}); break;
-    default: walk(std::integral_constant<int, 5>{}); break;
+  for (int passes = 1; passes <= (V > 1 ? 4 : 1); passes *= 4) {  // rows of packs: one pass and four
+    chunk = std::int64_t(threads) * 4 * W * passes;
+    seen.assign(std::size_t(r.n), 0);
+    switch (count) {
+      case 2: walk(std::integral_constant<int, 2>{}); break;
+      case 3: walk(std::integral_constant<int, 3>{}); break;
+      case 4: walk(std::integral_constant<int, 4>{}); break;
+      default: walk(std::integral_constant<int, 5>{}); break;
+    }
+    for (std::size_t i = 0; i < seen.size(); ++i) CHECK(seen[i] == 1, std::int64_t(i), passes);
   }
-  for (std::size_t i = 0; i < seen.size(); ++i) CHECK(seen[i] == 1, std::int64_t(i), seen[i]);
 }
 
 }  // namespace

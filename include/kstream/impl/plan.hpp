@@ -48,7 +48,8 @@
 // Reductions (plan_reduction, below): packs where every operand allows (rows: each row's whole packs, its edges
 // one by one), single elements otherwise; on a device one team per chunk, or in one launch of at most the teams
 // that fill half the resident threads, each reducing every league-th chunk, while that is at most four chunks a
-// team (one_launch_teams); beyond, the teams' partial results and a second kernel that folds them.
+// team (one_launch_teams); beyond, the teams' partial results and a second kernel that folds them, with chunks of
+// four passes for rows of packs where those still take two launches (row_chunk_passes).
 #include <cstdint>
 #include <kstream/impl/operand.hpp>
 #include <kstream/impl/tile_shape.hpp>
@@ -203,6 +204,13 @@ inline constexpr std::int64_t one_launch_chunks_per_team = 4;
 /// league-th chunk, and Kokkos' reduction over the teams replaces the second kernel that folds the chunks' partial
 /// results. Its order is fixed for a given league and device, as the fold's.
 std::int64_t one_launch_teams(std::int64_t chunks, int team_size, std::int64_t resident_threads);
+
+/// Passes of packs in flight in one chunk of a device reduction over rows of packs, of `chunks` chunks of one
+/// pass: four where the chunks of four passes still take two launches (one_launch_teams), else one. Each chunk
+/// finds its rows (divisions) and reads their edges after its packs (a second round trip): four passes spread that
+/// over four times the packs. Where fewer chunks would run in one launch, one pass (that kernel of rows, without
+/// launch bounds, was measured slower with larger chunks).
+int row_chunk_passes(std::int64_t chunks, int team_size, std::int64_t resident_threads);
 
 /// Views a reduction takes: eight inputs and a fused output.
 inline constexpr int max_reduction_operands = 9;

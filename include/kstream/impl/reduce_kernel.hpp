@@ -27,24 +27,26 @@
 namespace kstream::impl {
 
 /// Device teams: 256 threads with 4 packs (or elements) of each input in flight, compiled for at most 64 registers
-/// a thread (LaunchBounds of four such teams: the kernels use 32-56).
+/// a thread (LaunchBounds of four such teams: the kernels use 32-64). Rows with a fused output (`Wide`): 128 (two
+/// teams), as their stores' row offsets in flight spill at 64.
 inline constexpr int device_team_size = 256, device_in_flight = 4;
-template <class ExecSpace>
-using DeviceReducePolicy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<device_team_size, 4>>;
+template <class ExecSpace, bool Wide = false>
+using DeviceReducePolicy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<device_team_size, Wide ? 2 : 4>>;
 /// The one-launch reduction's teams (one_launch_teams), the same eager and recorded (so a replay gives the eager
 /// call's bits): no launch bounds, which Kokkos 4.6's graph nodes do not compile for a team reduction.
 template <class ExecSpace>
 using DeviceOneLaunchPolicy = Kokkos::TeamPolicy<ExecSpace>;
 
-/// Elements of one device chunk: one pass of a team's packs in flight (a multiple of W, so packs never straddle
-/// chunks). Host and device: a plain constexpr function is host-only to nvcc (without --expt-relaxed-constexpr),
-/// and a call to it from a kernel is only a warning, after which the kernel does not run the code that calls it.
-KOKKOS_INLINE_FUNCTION constexpr std::int64_t device_chunk_items(int W) {
-  return std::int64_t(device_team_size) * device_in_flight * W;
+/// Elements of one device chunk: `passes` passes of a team's packs in flight (a multiple of W, so packs never
+/// straddle chunks); one pass but for rows of packs (row_chunk_passes). Host and device: a plain constexpr function
+/// is host-only to nvcc (without --expt-relaxed-constexpr), and a call to it from a kernel is only a warning, after
+/// which the kernel does not run the code that calls it.
+KOKKOS_INLINE_FUNCTION constexpr std::int64_t device_chunk_items(int W, int passes = 1) {
+  return std::int64_t(device_team_size) * device_in_flight * W * passes;
 }
 /// Device chunks (teams, partial results) of a reduction over n elements: at least one, so n == 0 gives the identity.
-KOKKOS_INLINE_FUNCTION constexpr std::int64_t device_chunks(std::int64_t n, int W) {
-  return n <= 0 ? 1 : (n + device_chunk_items(W) - 1) / device_chunk_items(W);
+KOKKOS_INLINE_FUNCTION constexpr std::int64_t device_chunks(std::int64_t n, int W, int passes = 1) {
+  return n <= 0 ? 1 : (n + device_chunk_items(W, passes) - 1) / device_chunk_items(W, passes);
 }
 
 /// Where a device reduction's rows start (RowStarts), how each is read (its items and edges), and the division by
@@ -58,7 +60,7 @@ struct ReduceRows {
 template <int K>
 struct ReduceRows<false, K> {};
 
-/// Device tiles: team t reduces chunk t (elements [t * chunk_items, (t + 1) * chunk_items) up to n) with InFlight
+/// Device tiles: team t reduces chunk t (elements [t * c, (t + 1) * c) up to n, c = device_chunk_items) with InFlight
 /// accumulators per thread into partials[t] (two launches), or chunks t, t + league, ... into Kokkos' reduction
 /// (one launch), reading 16-byte packs of W elements where every operand allows (`packed`), single elements
 /// otherwise. With Rows the chunk is one of the flattened rows' items (n counts their elements): each thread keeps
@@ -69,14 +71,15 @@ struct ReduceRows<false, K> {};
 template <class ExecSpace, class Acc, int W, class Reducer, class Step, bool Rows>
 struct DeviceReduceTiles : ReduceRows<Rows, Step::operands> {
   static constexpr int InFlight = device_in_flight;
+  static constexpr bool wide = Rows && Step::writes;  // two-launch kernel's launch bounds (DeviceReducePolicy)
   static constexpr int K = Step::operands;
   using member_type = typename DeviceReducePolicy<ExecSpace>::member_type;
   using Seq = typename Step::Seq;
   Reducer r;
   Step step;
-  static constexpr std::int64_t chunk_items = device_chunk_items(W);
   std::int64_t n;
   bool packed;
+  std::int32_t passes = 1;  // passes of packs in flight a chunk holds (row_chunk_passes)
   Acc* partials;
 
   DeviceReduceTiles(const Reducer& r_, const Step& step_, std::int64_t n_, bool packed_, Acc* partials_)
@@ -91,7 +94,7 @@ struct DeviceReduceTiles : ReduceRows<Rows, Step::operands> {
   /// One launch (one_launch_teams): each thread's values of its team's chunks, every league-th from the team's own,
   /// into Kokkos' reduction over the threads and teams, whose order is fixed for a given league and device.
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team, Acc& value) const {
-    const std::int64_t chunks = device_chunks(n, W);
+    const std::int64_t chunks = device_chunks(n, W, passes);
     for (std::int64_t c = team.league_rank(); c < chunks; c += team.league_size())
       value = r(value, thread_value(team, c));
   }
@@ -101,8 +104,9 @@ struct DeviceReduceTiles : ReduceRows<Rows, Step::operands> {
     Acc acc[InFlight];
     KSTREAM_DEVICE_UNROLL
     for (int k = 0; k < InFlight; ++k) acc[k] = r.template identity<Acc>();
-    const std::int64_t first = chunk * chunk_items;
-    const std::int64_t last = first + chunk_items < n ? first + chunk_items : n;
+    const std::int64_t items = device_chunk_items(W, passes);
+    const std::int64_t first = chunk * items;
+    const std::int64_t last = first + items < n ? first + items : n;
     if constexpr (Rows) {
       if (packed) {
         accumulate_rows<W>(first, last, team.team_rank(), team.team_size(), acc);
@@ -279,7 +283,9 @@ void reduce_tiles(const Sink& sink, const char* label, const ExecSpace& exec, co
     const bool rows = rp.rows > 1;
     const RowItems row = packed ? RowItems(rp.row_lead, W, rp.row_length) : RowItems(0, 1, rp.row_length);
     const std::int64_t covered = rows ? rp.rows * row.items * row.width : rp.n;
-    const std::int64_t chunks = device_chunks(covered, W);
+    const int passes =
+        rows && packed ? row_chunk_passes(device_chunks(covered, W), device_team_size, exec.concurrency()) : 1;
+    const std::int64_t chunks = device_chunks(covered, W, passes);
     if (chunks > INT32_MAX || (rows && !rp.narrow_rows))
       throw std::length_error(std::string(label) + ": " + std::to_string(rp.rows) + " rows of " +
                               std::to_string(rp.row_length) +
@@ -311,7 +317,8 @@ void reduce_tiles(const Sink& sink, const char* label, const ExecSpace& exec, co
       const auto tiles_then_fold = [&](const auto& tiles) {
         if (one_launch)
           return reduce_into(label, DeviceOneLaunchPolicy<ExecSpace>(exec, int(teams), device_team_size), tiles);
-        sink(label, DeviceReducePolicy<ExecSpace>(exec, int(chunks), device_team_size), tiles);
+        using Tiles = std::decay_t<decltype(tiles)>;
+        sink(label, DeviceReducePolicy<ExecSpace, Tiles::wide>(exec, int(chunks), device_team_size), tiles);
         using Fold = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>;
         reduce_into("kstream::reduce[fold]", Fold(exec, 0, chunks), FoldDevicePartials<Acc, Reducer>{r, partials});
       };
@@ -322,6 +329,7 @@ void reduce_tiles(const Sink& sink, const char* label, const ExecSpace& exec, co
       tiles.starts = RowStarts<Step::operands>(rp.geometry, operands, 1);
       tiles.row = row;
       tiles.rows_of = rows_divider(row.items, device_team_size);
+      tiles.passes = passes;
       tiles_then_fold(tiles);
     };
     const std::int64_t slots = std::max<std::int64_t>(1, kept + (convert ? 1 : 0));
