@@ -350,8 +350,9 @@ std::int64_t one_launch_teams(std::int64_t chunks, int team_size, std::int64_t r
 }
 
 int row_chunk_passes(std::int64_t chunks, int team_size, std::int64_t resident_threads) {
-  constexpr int passes = 4;
-  return one_launch_teams((chunks + passes - 1) / passes, team_size, resident_threads) == 0 ? passes : 1;
+  for (int passes = 4; passes > 1; passes /= 2)
+    if (one_launch_teams((chunks + passes - 1) / passes, team_size, resident_threads) == 0) return passes;
+  return 1;
 }
 
 const char* strategy_name(Strategy strategy) {

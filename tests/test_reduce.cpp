@@ -380,11 +380,11 @@ TYPED_TEST(ReduceTest, ExtentMismatchNamesTheViews) {
   EXPECT_THROW(kstream::transform_reduce(exec, result, kstream::Sum{}, IntegerProduct{}, x, y), std::invalid_argument);
 }
 
-// The GPU split, checked on any host: chunks of one pass (256 threads x 4 packs of W), or of four (rows of packs,
-// row_chunk_passes), as many as cover n and no more, and at least one (an empty reduction's identity comes from
-// one team).
+// The GPU split, checked on any host: chunks of one pass (256 threads x 4 packs of W), or of two or four (rows of
+// packs, row_chunk_passes), as many as cover n and no more, and at least one (an empty reduction's identity comes
+// from one team).
 TEST(ReduceSplit, DeviceChunksCoverEveryElementOnce) {
-  for (const int passes : {1, 4})
+  for (const int passes : {1, 2, 4})
     for (const int W : {1, 2, 4, 8}) {
       const std::int64_t items = std::int64_t(256) * 4 * W * passes;
       EXPECT_EQ(impl::device_chunk_items(W, passes), items);

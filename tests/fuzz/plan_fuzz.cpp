@@ -297,7 +297,7 @@ void check_overlap(const Call& c) {
 }
 
 /// A device reduction over rows: chunks of 256 x 4 x W elements of the flattened rows (rows of packs: of their
-/// whole packs, in chunks of one pass and of four, as row_chunk_passes gives large calls), 256 threads each, every
+/// whole packs, in chunks of one, two and four passes, as row_chunk_passes gives large calls), 256 threads each, every
 /// thread's items one team apart, its row from a RowCursor, then the edges of the rows whose first pack the chunk
 /// holds (as DeviceReduceTiles does). Every element once, at the operands' elements of its multi-index (the first
 /// operand orders the dimensions here); packs aligned in every operand.
@@ -360,7 +360,7 @@ void check_reduction(Call& c) {
       }
     }
   };
-  for (int passes = 1; passes <= (V > 1 ? 4 : 1); passes *= 4) {  // rows of packs: one pass and four
+  for (int passes = 1; passes <= (V > 1 ? 4 : 1); passes *= 2) {  // rows of packs: one pass, two and four
     chunk = std::int64_t(threads) * 4 * W * passes;
     seen.assign(std::size_t(r.n), 0);
     switch (count) {

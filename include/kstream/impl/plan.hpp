@@ -206,10 +206,10 @@ inline constexpr std::int64_t one_launch_chunks_per_team = 4;
 std::int64_t one_launch_teams(std::int64_t chunks, int team_size, std::int64_t resident_threads);
 
 /// Passes of packs in flight in one chunk of a device reduction over rows of packs, of `chunks` chunks of one
-/// pass: four where the chunks of four passes still take two launches (one_launch_teams), else one. Each chunk
-/// finds its rows (divisions) and reads their edges after its packs (a second round trip): four passes spread that
-/// over four times the packs. Where fewer chunks would run in one launch, one pass (that kernel of rows, without
-/// launch bounds, was measured slower with larger chunks).
+/// pass: the most of four, two and one whose chunks still take two launches (one_launch_teams). Each chunk finds
+/// its rows (divisions) and reads their edges after its packs (a second round trip): more passes spread that over
+/// more packs. Not into one launch: that kernel of rows, without launch bounds, was measured slower with larger
+/// chunks.
 int row_chunk_passes(std::int64_t chunks, int team_size, std::int64_t resident_threads);
 
 /// Views a reduction takes: eight inputs and a fused output.
