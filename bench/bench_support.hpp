@@ -578,6 +578,15 @@ void add_fusion(std::vector<Variant<Exec, T>>& list, bool tuning);
 /// add/kokkosblas (update), add/kokkosblas_inplace (axpby), fma/kokkosblas_inplace (mult), dot/kokkosblas (dot).
 template <class Exec, class T>
 void add_kokkos_kernels_peers(std::vector<Variant<Exec, T>>& variants);
+/// A rank-2 view of any strides over Exec's memory (the suite's views of several dimensions at rank 2).
+template <class Exec, class T>
+using StridedMatrix =
+    Kokkos::View<T**, Kokkos::LayoutStride, typename Exec::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+/// Kokkos Kernels' multivector update, out = x + y, on rank-2 views (peers_kokkos_kernels.cpp): the nd rows'
+/// add/kokkosblas. Its multivector dot gives one dot per column, not the whole view's, and has no row.
+template <class Exec, class T>
+void kokkos_kernels_update(const StridedMatrix<Exec, T>& x, const StridedMatrix<Exec, T>& y,
+                           const StridedMatrix<Exec, T>& out);
 /// The Kokkos Kernels version the suite was built with, e.g. "4.6.99".
 std::string kokkos_kernels_version();
 

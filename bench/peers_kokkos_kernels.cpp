@@ -1,12 +1,16 @@
 // Kokkos Kernels' BLAS-1 as a peer, built when CMake finds Kokkos Kernels: the library a Kokkos user reaches for
 // first. update (out = x + y: kstream::add's bytes), axpby in place (out = x + out), mult in place
-// (out = x * y + out) and dot (beside kstream::dot), on the same views and execution space instance as kstream's rows; kstream's in-place calls
-// (tiled_inplace, kstream_bench.cpp) move the same bytes. float and double on every enabled backend.
+// (out = x * y + out) and dot (beside kstream::dot), on the same views and execution space instance as kstream's rows;
+// kstream's in-place calls (tiled_inplace, kstream_bench.cpp) move the same bytes. float and double on every enabled
+// backend. The multivector update on rank-2 views of any layout for the rows of views of several dimensions
+// (suite_rank_n.hpp).
+#include <KokkosKernels_config.h>
+
 #include <KokkosBlas1_axpby.hpp>
 #include <KokkosBlas1_dot.hpp>
 #include <KokkosBlas1_mult.hpp>
 #include <KokkosBlas1_update.hpp>
-#include <KokkosKernels_config.h>
+#include <algorithm>
 
 #include "bench_support.hpp"
 
@@ -21,9 +25,8 @@ void add_kokkos_kernels_peers(std::vector<Variant<Exec, T>>& variants) {
   // view's is the default host space (OpenMP), not Serial.
   const auto on = [](const Vec<Exec, T>& v) { return KokkosKernelsView(v.data(), v.extent(0)); };
   const Exec exec;
-  variants.push_back({Op::add, "kokkosblas", [=](const O& o) {
-                        KokkosBlas::update(exec, T(1), on(o.x), T(1), on(o.y), T(0), on(o.out));
-                      }});
+  variants.push_back({Op::add, "kokkosblas",
+                      [=](const O& o) { KokkosBlas::update(exec, T(1), on(o.x), T(1), on(o.y), T(0), on(o.out)); }});
   variants.push_back(in_place_variant<Exec, T>(
       Op::add, "kokkosblas_inplace", [=](const O& o) { KokkosBlas::axpby(exec, T(1), on(o.x), T(1), on(o.out)); }));
   auto result = std::make_shared<Kokkos::View<T, Device>>("bench_dot_kokkosblas");
@@ -35,14 +38,45 @@ void add_kokkos_kernels_peers(std::vector<Variant<Exec, T>>& variants) {
   }));
 }
 
+/// The views as a user of Kokkos Kernels holds them: LayoutLeft or LayoutRight where all three are that layout
+/// without padding (whole views), LayoutStride otherwise (an interior's or a transpose's subview).
+template <class Exec, class T>
+void kokkos_kernels_update(const StridedMatrix<Exec, T>& x, const StridedMatrix<Exec, T>& y,
+                           const StridedMatrix<Exec, T>& out) {
+  using Device = Kokkos::Device<Exec, typename Exec::memory_space>;
+  const auto run = [&](auto layout, auto as) {
+    using Matrix = Kokkos::View<T**, decltype(layout), Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    KokkosBlas::update(Exec(), T(1), Matrix(x.data(), as(x)), T(1), Matrix(y.data(), as(y)), T(0),
+                       Matrix(out.data(), as(out)));
+  };
+  const auto all = [&](auto is) { return is(x) && is(y) && is(out); };
+  const auto left = [](const StridedMatrix<Exec, T>& v) {
+    return std::size_t(v.stride(0)) == 1 && std::size_t(v.stride(1)) == std::max<std::size_t>(v.extent(0), 1);
+  };
+  const auto right = [](const StridedMatrix<Exec, T>& v) {
+    return std::size_t(v.stride(1)) == 1 && std::size_t(v.stride(0)) == std::max<std::size_t>(v.extent(1), 1);
+  };
+  if (all(left)) {
+    run(Kokkos::LayoutLeft(), [](const auto& v) { return Kokkos::LayoutLeft(v.extent(0), v.extent(1)); });
+  } else if (all(right)) {
+    run(Kokkos::LayoutRight(), [](const auto& v) { return Kokkos::LayoutRight(v.extent(0), v.extent(1)); });
+  } else {
+    run(Kokkos::LayoutStride(), [](const auto& v) { return v.layout(); });
+  }
+}
+
 std::string kokkos_kernels_version() {
   return std::to_string(KOKKOSKERNELS_VERSION_MAJOR) + "." + std::to_string(KOKKOSKERNELS_VERSION_MINOR) + "." +
          std::to_string(KOKKOSKERNELS_VERSION_PATCH);
 }
 
-#define KSTREAM_KOKKOS_KERNELS_PEERS(Exec)                                                    \
-  template void add_kokkos_kernels_peers(std::vector<Variant<Exec, float>>& variants);  \
-  template void add_kokkos_kernels_peers(std::vector<Variant<Exec, double>>& variants);
+#define KSTREAM_KOKKOS_KERNELS_PEERS(Exec)                                                                      \
+  template void add_kokkos_kernels_peers(std::vector<Variant<Exec, float>>& variants);                          \
+  template void add_kokkos_kernels_peers(std::vector<Variant<Exec, double>>& variants);                         \
+  template void kokkos_kernels_update<Exec, float>(                                                             \
+      const StridedMatrix<Exec, float>&, const StridedMatrix<Exec, float>&, const StridedMatrix<Exec, float>&); \
+  template void kokkos_kernels_update<Exec, double>(                                                            \
+      const StridedMatrix<Exec, double>&, const StridedMatrix<Exec, double>&, const StridedMatrix<Exec, double>&);
 KSTREAM_BENCH_FOR_EACH_BACKEND(KSTREAM_KOKKOS_KERNELS_PEERS)
 #undef KSTREAM_KOKKOS_KERNELS_PEERS
 

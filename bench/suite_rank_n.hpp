@@ -488,6 +488,18 @@ void register_case(const std::string& type_name, const NdCase& c, std::int64_t c
         add_row(
             op, "mdrange_matched", [=] { md_stream<Exec, T, R, Kokkos::Iterate::Left>(op, operands()); }, nd_check);
     }
+#if KSTREAM_BENCH_KOKKOS_KERNELS
+    if constexpr (R == 2 && (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
+      if (op == Op::add)
+        add_row(
+            op, "kokkosblas",
+            [=] {
+              const auto o = operands();
+              kokkos_kernels_update<Exec, T>(o.x, o.y, o.out);
+            },
+            nd_check);
+    }
+#endif
 #if defined(KOKKOS_ENABLE_CUDA)
     if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
       CudaRows<T> g{};

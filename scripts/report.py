@@ -453,11 +453,13 @@ def nd_rows(sources):
             best_md = max((x for x in md if x is not None), default=None)
             peer = next(((p, get(backend, typ, op, p, case, n)) for p in ND_PEERS
                          if get(backend, typ, op, p, case, n) is not None), (None, None))
+            blas = get(backend, typ, op, "kokkosblas", case, n)
             lines.append(f"| {backend} | {op} | {typ} | {case} | {n:,} | {fmt(tiled)} | {fmt(flat)} | "
                          f"{fmt(ratio(tiled, flat), 3)} | {fmt(md[0])} / {fmt(md[1])} | "
                          f"{fmt(ratio(tiled, best_md), 2)}x | "
                          f"{(peer[0] + ' ' + fmt(peer[1])) if peer[0] else '–'} | "
-                         f"{fmt(ratio(tiled, peer[1]), 3) + 'x' if peer[0] else '–'} | [{i}] |")
+                         f"{fmt(ratio(tiled, peer[1]), 3) + 'x' if peer[0] else '–'} | "
+                         f"{(fmt(blas) + ' | ' + fmt(ratio(tiled, blas), 3) + 'x') if blas else '– | –'} | [{i}] |")
     if not lines:
         return []
     return ["## Views of several dimensions", "",
@@ -468,10 +470,12 @@ def nd_rows(sources):
             "rank-1 call on the same number of contiguous elements of the same allocations (the rank-1 speed on the "
             "same bytes); `tiled / flat` is the fraction of it reached. MDRange runs Kokkos' default iteration and the "
             "iteration matched to the output's layout; `tiled / MDRange` is against the faster. The peer is a plain "
-            "CUDA kernel over rows (`cuda_rows`) or an `omp parallel for collapse(2)` loop nest (`omp_collapse`).", "",
+            "CUDA kernel over rows (`cuda_rows`) or an `omp parallel for collapse(2)` loop nest (`omp_collapse`). Kokkos "
+            "Kernels: its multivector update (`KokkosBlas::update`, out = x + y) on the same rank-2 views, where the "
+            "suite was built with it (`kokkosblas`).", "",
             "| backend | op | type | case | n | tiled GB/s | flat GB/s | tiled / flat | MDRange default / matched | "
-            "tiled / MDRange | peer | tiled / peer | source |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|"] + lines + [""]
+            "tiled / MDRange | peer | tiled / peer | Kokkos Kernels GB/s | tiled / Kokkos Kernels | source |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"] + lines + [""]
 
 
 def plot_nd(sources, out_dir):

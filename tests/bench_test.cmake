@@ -108,10 +108,15 @@ foreach(gpu Cuda HIP)  # a GPU build runs these rows on the GPU alone (bench/sui
 endforeach()
 foreach(backend IN LISTS nd_backends)
   foreach(type float double)
-    foreach(row add/tiled/${type}/${backend}/nd-rank6-left add/mdrange_matched/${type}/${backend}/nd-rank4-right
-                triad/flat/${type}/${backend}/nd-interior3-left add/tiled/${type}/${backend}/nd-transposed2
-                fma/tiled/${type}/${backend}/nd-mixed3 copy/tiled/${type}/${backend}/nd-interior2-right-inner3
-                dot/tiled/${type}/${backend}/nd-interior3-right update_norm/fused_tiled/${type}/${backend}/nd-interior3-left)
+    set(nd_required add/tiled/${type}/${backend}/nd-rank6-left add/mdrange_matched/${type}/${backend}/nd-rank4-right
+                    triad/flat/${type}/${backend}/nd-interior3-left add/tiled/${type}/${backend}/nd-transposed2
+                    fma/tiled/${type}/${backend}/nd-mixed3 copy/tiled/${type}/${backend}/nd-interior2-right-inner3
+                    dot/tiled/${type}/${backend}/nd-interior3-right
+                    update_norm/fused_tiled/${type}/${backend}/nd-interior3-left)
+    if(KOKKOS_KERNELS)  # its multivector update on rank-2 views
+      list(APPEND nd_required add/kokkosblas/${type}/${backend}/nd-interior2-left)
+    endif()
+    foreach(row IN LISTS nd_required)
       string(FIND "${text}" "\"name\": \"${row}/" at)
       if(at EQUAL -1)
         message(FATAL_ERROR "no row ${row}/<n>")

@@ -102,7 +102,8 @@ class ReportTest(ReportCase):
         self.assertIn("1.08x", row)             # recorded / cuda_graph = 1.30 / 1.20
 
     def test_rank_n_table_against_rank_1_mdrange_and_the_row_peer(self):
-        gbps = {"tiled": 4200.0, "flat": 4400.0, "mdrange": 1000.0, "mdrange_matched": 1400.0, "cuda_rows": 2100.0}
+        gbps = {"tiled": 4200.0, "flat": 4400.0, "mdrange": 1000.0, "mdrange_matched": 1400.0, "cuda_rows": 2100.0,
+                "kokkosblas": 1680.0}
         text = self.report_data({
             "context": {"date": "2026-12-02", "host_name": "fixture-gpu", "kstream.backends": "Cuda"},
             "benchmarks": [{"name": f"add/{v}/float/Cuda/nd-interior3-left/132651000", "run_name":
@@ -114,6 +115,7 @@ class ReportTest(ReportCase):
         self.assertIn("| 1,000 / 1,400 |", row)   # MDRange in both orders
         self.assertIn("| 3.00x |", row)           # against the faster MDRange
         self.assertIn("cuda_rows 2,100 | 2.000x", row)
+        self.assertIn("| 1,680 | 2.500x |", row)  # Kokkos Kernels' multivector update
         self.assertNotIn("nd-", text.split("## Views of several dimensions")[0])  # out of the other tables
 
     def test_scaling_table_per_rank_count(self):
