@@ -49,7 +49,7 @@
 // one by one), single elements otherwise; on a device one team per chunk, or in one launch of at most the teams
 // that fill half the resident threads, each reducing every league-th chunk, while that is at most four chunks a
 // team (one_launch_teams); beyond, the teams' partial results and a second kernel that folds them, with chunks of
-// four passes for rows of packs where those still take two launches (row_chunk_passes).
+// four or two passes for rows of packs, the most that still take two launches (row_chunk_passes).
 #include <cstdint>
 #include <kstream/impl/operand.hpp>
 #include <kstream/impl/tile_shape.hpp>
