@@ -350,9 +350,8 @@ std::int64_t one_launch_teams(std::int64_t chunks, int team_size, std::int64_t r
 }
 
 int row_chunk_passes(std::int64_t chunks, int team_size, std::int64_t resident_threads) {
-  for (int passes = 4; passes > 1; passes /= 2)
-    if (one_launch_teams((chunks + passes - 1) / passes, team_size, resident_threads) == 0) return passes;
-  return 1;
+  if (one_launch_teams(chunks, team_size, resident_threads) > 0) return 1;
+  return one_launch_teams((chunks + 3) / 4, team_size, resident_threads) == 0 ? 4 : 2;
 }
 
 const char* strategy_name(Strategy strategy) {

@@ -439,22 +439,24 @@ TEST(Plan, DeviceReductionsRunInOneLaunchUpToFourChunksForEachResidentTeam) {
   EXPECT_EQ(impl::one_launch_teams(5, 256, 256), 0);
 }
 
-TEST(Plan, DeviceRowReductionsTakeTheMostPassesAChunkThatStillTakeTwoLaunches) {
+TEST(Plan, DeviceRowReductionsBeyondOneLaunchTakeFourPassesAChunkWhereThoseStillDoElseTwo) {
   constexpr std::int64_t h200 = 132 * 2048, a100 = 108 * 2048;
   // Chunks of one pass of rows of packs: the interior 510^3 of a 512^3 float field, 510^2 rows of 126 packs.
   const std::int64_t interior = (510 * 510 * 126 * 4 + 4095) / 4096;
   EXPECT_EQ(impl::row_chunk_passes(interior, 256, h200), 4) << "8002 chunks of four passes: two launches";
   EXPECT_EQ(impl::row_chunk_passes(4 * 2112 + 1, 256, h200), 4) << "2113 chunks of four: beyond one launch";
-  EXPECT_EQ(impl::row_chunk_passes(4 * 2112, 256, h200), 2) << "2112 chunks of four would run in one launch";
-  EXPECT_EQ(impl::row_chunk_passes(2 * 2112 + 1, 256, h200), 2) << "2113 chunks of two: beyond one launch";
-  EXPECT_EQ(impl::row_chunk_passes(2 * 2112, 256, h200), 1) << "2112 chunks of two would run in one launch";
-  // The interior 254^3 of a 256^3 field: doubles (rows of 126 packs of two) in two passes, floats in one.
+  EXPECT_EQ(impl::row_chunk_passes(4 * 2112, 256, h200), 2) << "2112 chunks of four would fit one launch";
+  EXPECT_EQ(impl::row_chunk_passes(2 * 2112, 256, h200), 2) << "1056 chunks of two, in two launches";
+  EXPECT_EQ(impl::row_chunk_passes(2113, 256, h200), 2) << "one pass beyond one launch: two passes";
+  EXPECT_EQ(impl::row_chunk_passes(2112, 256, h200), 1) << "2112 chunks of one pass run in one launch";
+  // The interior 254^3 of a 256^3 field: doubles (rows of 126 packs of two) and floats in two passes.
   EXPECT_EQ(impl::row_chunk_passes((254 * 254 * 126 * 2 + 2047) / 2048, 256, h200), 2);
-  EXPECT_EQ(impl::row_chunk_passes((254 * 254 * 62 * 4 + 4095) / 4096, 256, h200), 1);
+  EXPECT_EQ(impl::row_chunk_passes((254 * 254 * 62 * 4 + 4095) / 4096, 256, h200), 2);
   EXPECT_EQ(impl::row_chunk_passes(100, 256, h200), 1);
   EXPECT_EQ(impl::row_chunk_passes(4 * 1728 + 1, 256, a100), 4) << "fewer multiprocessors: more passes sooner";
   EXPECT_EQ(impl::row_chunk_passes(4 * 1728, 256, a100), 2);
-  EXPECT_EQ(impl::row_chunk_passes(2 * 1728, 256, a100), 1);
+  EXPECT_EQ(impl::row_chunk_passes(1729, 256, a100), 2);
+  EXPECT_EQ(impl::row_chunk_passes(1728, 256, a100), 1);
 }
 
 TEST(Plan, ReductionsReadPacksWhereEveryRowStartsAtOneOffsetFromAPack) {

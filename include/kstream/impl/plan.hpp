@@ -49,7 +49,7 @@
 // one by one), single elements otherwise; on a device one team per chunk, or in one launch of at most the teams
 // that fill half the resident threads, each reducing every league-th chunk, while that is at most four chunks a
 // team (one_launch_teams); beyond, the teams' partial results and a second kernel that folds them, with chunks of
-// four or two passes for rows of packs, the most that still take two launches (row_chunk_passes).
+// four passes for rows of packs where those still exceed one launch, else two (row_chunk_passes).
 #include <cstdint>
 #include <kstream/impl/operand.hpp>
 #include <kstream/impl/tile_shape.hpp>
@@ -206,10 +206,11 @@ inline constexpr std::int64_t one_launch_chunks_per_team = 4;
 std::int64_t one_launch_teams(std::int64_t chunks, int team_size, std::int64_t resident_threads);
 
 /// Passes of packs in flight in one chunk of a device reduction over rows of packs, of `chunks` chunks of one
-/// pass: the most of four, two and one whose chunks still take two launches (one_launch_teams). Each chunk finds
-/// its rows (divisions) and reads their edges after its packs (a second round trip): more passes spread that over
-/// more packs. Not into one launch: that kernel of rows, without launch bounds, was measured slower with larger
-/// chunks.
+/// pass: one where those run in one launch (one_launch_teams); else four where chunks of four still exceed one
+/// launch, else two, and chunks of several passes always take two launches. Each chunk finds its rows (divisions)
+/// and reads their edges after its packs (a second round trip): more passes spread that over more packs. Not into
+/// one launch: that kernel of rows, without launch bounds, was measured slower with larger chunks, and slower
+/// than two launches of chunks of two passes where one pass took two launches.
 int row_chunk_passes(std::int64_t chunks, int team_size, std::int64_t resident_threads);
 
 /// Views a reduction takes: eight inputs and a fused output.

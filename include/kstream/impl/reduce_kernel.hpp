@@ -27,11 +27,11 @@
 namespace kstream::impl {
 
 /// Device teams: 256 threads with 4 packs (or elements) of each input in flight, compiled for at most 64 registers
-/// a thread (LaunchBounds of four such teams: the kernels use 32-64). Rows with a fused output (`Wide`): 128 (two
-/// teams), as their stores' row offsets in flight spill at 64.
+/// a thread (LaunchBounds of four such teams: the kernels use 32-64). Rows with a fused output (`Wide`): 80 (three
+/// teams), as their stores' row offsets in flight spill at 64; two teams (128) hold fewer loads in flight.
 inline constexpr int device_team_size = 256, device_in_flight = 4;
 template <class ExecSpace, bool Wide = false>
-using DeviceReducePolicy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<device_team_size, Wide ? 2 : 4>>;
+using DeviceReducePolicy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<device_team_size, Wide ? 3 : 4>>;
 /// The one-launch reduction's teams (one_launch_teams), the same eager and recorded (so a replay gives the eager
 /// call's bits): no launch bounds, which Kokkos 4.6's graph nodes do not compile for a team reduction.
 template <class ExecSpace>
@@ -291,7 +291,8 @@ void reduce_tiles(const Sink& sink, const char* label, const ExecSpace& exec, co
                               std::to_string(rp.row_length) +
                               " elements: a device reduction takes fewer than 2^31 chunks, and rows whose extents "
                               "and strides stay below 2^31");
-    const std::int64_t teams = one_launch_teams(chunks, device_team_size, exec.concurrency());  // 0: two launches
+    // 0: two launches, as every chunk of several passes takes (row_chunk_passes)
+    const std::int64_t teams = passes > 1 ? 0 : one_launch_teams(chunks, device_team_size, exec.concurrency());
     const bool one_launch = teams > 0;
     const std::int64_t kept = one_launch ? 0 : chunks;  // partials the fold reads
     // partials[0, kept), then (converting) the accumulated value before it is converted into the result
