@@ -437,7 +437,7 @@ void parse_flags(int& argc, char** argv) {
 int main(int argc, char** argv) {
   using namespace kstream::bench;
   std::string command;  // as typed, before Kokkos and Google Benchmark take their flags out of argv
-  for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(argv[i]);
+  for (int i = 0; i < argc; ++i) command.append(i ? " " : "").append(argv[i]);  // no temporary: g++ 12 -Wrestrict
   Kokkos::ScopeGuard kokkos(argc, argv);
   parse_flags(argc, argv);
   if (settings().print_configuration) {
