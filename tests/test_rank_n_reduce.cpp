@@ -79,54 +79,81 @@ TYPED_TEST(RankReduceTest, ReductionsOnEveryMapping) {
   (std::make_integer_sequence<int, 8>{});
 }
 
-// Interiors of a padded rank-2 field whose rows all start 1 to 3 elements past a pack boundary, of lengths that
-// end inside a pack: dot and the fused update exact, the same bits twice, nothing outside the interior written.
-TYPED_TEST(RankReduceTest, RowsOffAPackBoundaryReadEveryElementOnce) {
-  using T = typename TypeParam::value_type;
+/// dot and the fused update over the interior of a padded rank-2 field: `rows` rows of `length` elements, each
+/// starting `shift` elements into a row of `pitch`. Exact, the same bits twice, nothing outside the interior written.
+template <class C>
+void check_interior_rows(std::int64_t rows, std::int64_t pitch, std::int64_t shift, std::int64_t length) {
+  using T = typename C::value_type;
   using Acc = kstream::accumulator_t<T>;
-  using M = typename TypeParam::memory_space;
-  const typename TypeParam::execution_space exec;
-  constexpr std::int64_t rows = 37, pitch = 144;  // 144 elements: a whole number of packs of either type
-  for (const std::int64_t shift : {1, 2, 3})
-    for (const std::int64_t length : {5, 67, 130}) {
-      Kokkos::View<T**, Kokkos::LayoutRight, M> px("x", rows + 2, pitch), py("y", rows + 2, pitch);
-      auto hx = Kokkos::create_mirror(px);  // copies on every backend: hy keeps y's values before the update
-      auto hy = Kokkos::create_mirror(py);
-      for (std::int64_t i = 0; i < rows + 2; ++i)
-        for (std::int64_t j = 0; j < pitch; ++j) {
-          hx(i, j) = small_value<T>(i * pitch + j, 0);
-          hy(i, j) = small_value<T>(i * pitch + j, 1);
-        }
-      Kokkos::deep_copy(px, hx);
-      Kokkos::deep_copy(py, hy);
-      const auto inner = std::make_pair(shift, shift + length);
-      const auto x = Kokkos::subview(px, std::make_pair(std::int64_t(1), rows + 1), inner);
-      const auto y = Kokkos::subview(py, std::make_pair(std::int64_t(1), rows + 1), inner);
-      Acc exact = 0;
-      double norm = 0;
-      for (std::int64_t i = 1; i <= rows; ++i)
-        for (std::int64_t j = shift; j < shift + length; ++j) {
-          exact += Acc(hx(i, j)) * Acc(hy(i, j));
-          norm += double(hy(i, j) - hx(i, j)) * double(hy(i, j) - hx(i, j));
-        }
-      const std::string where = "shift=" + std::to_string(shift) + " length=" + std::to_string(length);
-      const Acc first = kstream::dot(exec, x, y), second = kstream::dot(exec, x, y);
-      EXPECT_EQ(first, exact) << where;
-      EXPECT_TRUE(same_bits(first, second)) << where;
-      Kokkos::View<Acc, M> squares("squares");
-      kstream::transform_reduce(exec, y, Minus<T>{}, squares, kstream::Sum{}, SquareOfFirst<T>{}, y, x);
-      Acc fused{};
-      Kokkos::deep_copy(fused, squares);
-      EXPECT_EQ(double(fused), norm) << where;
-      auto after = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), py);
-      std::int64_t wrong = 0;
-      for (std::int64_t i = 0; i < rows + 2; ++i)
-        for (std::int64_t j = 0; j < pitch; ++j) {
-          const bool inside = i >= 1 && i <= rows && j >= shift && j < shift + length;
-          wrong += !same_bits(after(i, j), inside ? T(hy(i, j) - hx(i, j)) : hy(i, j));
-        }
-      EXPECT_EQ(wrong, 0) << where;
+  using M = typename C::memory_space;
+  const typename C::execution_space exec;
+  Kokkos::View<T**, Kokkos::LayoutRight, M> px("x", rows + 2, pitch), py("y", rows + 2, pitch);
+  auto hx = Kokkos::create_mirror(px);  // copies on every backend: hy keeps y's values before the update
+  auto hy = Kokkos::create_mirror(py);
+  for (std::int64_t i = 0; i < rows + 2; ++i)
+    for (std::int64_t j = 0; j < pitch; ++j) {
+      hx(i, j) = small_value<T>(i * pitch + j, 0);
+      hy(i, j) = small_value<T>(i * pitch + j, 1);
     }
+  Kokkos::deep_copy(px, hx);
+  Kokkos::deep_copy(py, hy);
+  const auto inner = std::make_pair(shift, shift + length);
+  const auto x = Kokkos::subview(px, std::make_pair(std::int64_t(1), rows + 1), inner);
+  const auto y = Kokkos::subview(py, std::make_pair(std::int64_t(1), rows + 1), inner);
+  Acc exact = 0;
+  double norm = 0;
+  for (std::int64_t i = 1; i <= rows; ++i)
+    for (std::int64_t j = shift; j < shift + length; ++j) {
+      exact += Acc(hx(i, j)) * Acc(hy(i, j));
+      norm += double(hy(i, j) - hx(i, j)) * double(hy(i, j) - hx(i, j));
+    }
+  const std::string where =
+      "rows=" + std::to_string(rows) + " shift=" + std::to_string(shift) + " length=" + std::to_string(length);
+  const Acc first = kstream::dot(exec, x, y), second = kstream::dot(exec, x, y);
+  EXPECT_EQ(first, exact) << where;
+  EXPECT_TRUE(same_bits(first, second)) << where;
+  Kokkos::View<Acc, M> squares("squares");
+  kstream::transform_reduce(exec, y, Minus<T>{}, squares, kstream::Sum{}, SquareOfFirst<T>{}, y, x);
+  Acc fused{};
+  Kokkos::deep_copy(fused, squares);
+  EXPECT_EQ(double(fused), norm) << where;
+  auto after = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), py);
+  std::int64_t wrong = 0;
+  for (std::int64_t i = 0; i < rows + 2; ++i)
+    for (std::int64_t j = 0; j < pitch; ++j) {
+      const bool inside = i >= 1 && i <= rows && j >= shift && j < shift + length;
+      wrong += !same_bits(after(i, j), inside ? T(hy(i, j) - hx(i, j)) : hy(i, j));
+    }
+  EXPECT_EQ(wrong, 0) << where;
+}
+
+// Rows that all start 1 to 3 elements past a pack boundary, of lengths that end inside a pack.
+TYPED_TEST(RankReduceTest, RowsOffAPackBoundaryReadEveryElementOnce) {
+  for (const std::int64_t shift : {1, 2, 3})
+    for (const std::int64_t length : {5, 67, 130})
+      check_interior_rows<TypeParam>(37, 144, shift, length);  // 144 elements: whole packs of either type
+}
+
+// On a device, rows of packs past one launch: chunks of two passes, then of four (row_chunk_passes), each at the
+// fewest rows (within a quarter) that take them; the cases above stay in one launch. A host runs the same rows,
+// fewer of them (its reductions have no passes).
+TYPED_TEST(RankReduceTest, RowsPastOneLaunchInChunksOfTwoAndFourPasses) {
+  using T = typename TypeParam::value_type;
+  constexpr int W = int(16 / sizeof(T));
+  constexpr std::int64_t pitch = 1040, length = 1023, packs = (length - (W - 1)) / W;  // each row's whole packs
+  const typename TypeParam::execution_space exec;
+  for (const int passes : {2, 4}) {
+    std::int64_t rows = 50;
+    if constexpr (on_device<TypeParam>) {
+      const auto passes_of = [&](std::int64_t r) {
+        return impl::row_chunk_passes(impl::device_chunks(r * packs * W, W), impl::device_team_size,
+                                      exec.concurrency());
+      };
+      while (passes_of(rows) < passes) rows += rows / 4 + 1;
+      ASSERT_EQ(passes_of(rows), passes) << rows << " rows";
+    }
+    check_interior_rows<TypeParam>(rows, pitch, 1, length);
+  }
 }
 
 // A recording of rank-3 interior calls replays as the eager calls run.
