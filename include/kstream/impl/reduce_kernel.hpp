@@ -283,16 +283,16 @@ void reduce_tiles(const Sink& sink, const char* label, const ExecSpace& exec, co
     const bool rows = rp.rows > 1;
     const RowItems row = packed ? RowItems(rp.row_lead, W, rp.row_length) : RowItems(0, 1, rp.row_length);
     const std::int64_t covered = rows ? rp.rows * row.items * row.width : rp.n;
-    const int passes =
-        rows && packed ? row_chunk_passes(device_chunks(covered, W), device_team_size, exec.concurrency()) : 1;
+    const std::int64_t one_pass = device_chunks(covered, W);  // chunks of one pass: one launch or two
+    const int passes = rows && packed ? row_chunk_passes(one_pass, device_team_size, exec.concurrency()) : 1;
     const std::int64_t chunks = device_chunks(covered, W, passes);
     if (chunks > INT32_MAX || (rows && !rp.narrow_rows))
       throw std::length_error(std::string(label) + ": " + std::to_string(rp.rows) + " rows of " +
                               std::to_string(rp.row_length) +
                               " elements: a device reduction takes fewer than 2^31 chunks, and rows whose extents "
                               "and strides stay below 2^31");
-    // 0: two launches, as every chunk of several passes takes (row_chunk_passes)
-    const std::int64_t teams = passes > 1 ? 0 : one_launch_teams(chunks, device_team_size, exec.concurrency());
+    // 0: two launches (chunks of several passes only come where one pass takes two: row_chunk_passes)
+    const std::int64_t teams = one_launch_teams(one_pass, device_team_size, exec.concurrency());
     const bool one_launch = teams > 0;
     const std::int64_t kept = one_launch ? 0 : chunks;  // partials the fold reads
     // partials[0, kept), then (converting) the accumulated value before it is converted into the result
