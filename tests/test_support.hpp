@@ -74,6 +74,19 @@ using GpuCases = ::testing::Types<>;
 /// Every test is instantiated once per enabled backend and value type.
 using AllCases = typename Concat<SerialCases, OpenMPCases, GpuCases>::type;
 
+/// AllCases of one value type: a long test file's bodies instantiated once per type, in a file per type
+/// (reduce_tests.hpp).
+template <class T, class List>
+struct OfType;
+template <class T, class... C>
+struct OfType<T, ::testing::Types<C...>> {
+  using type =
+      typename Concat<::testing::Types<>, std::conditional_t<std::is_same_v<typename C::value_type, T>,
+                                                             ::testing::Types<C>, ::testing::Types<>>...>::type;
+};
+template <class T>
+using CasesOfType = typename OfType<T, AllCases>::type;
+
 /// The cases of the tests of several dimensions (test_rank_n*.cpp): the device's where the build has one (its host
 /// backends run them in the host builds, which CI tests), every backend otherwise.
 #if defined(KSTREAM_TEST_GPU)

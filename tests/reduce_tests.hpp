@@ -1,6 +1,16 @@
-// kstream::dot and kstream::transform_reduce: exact on integer-valued inputs at edge sizes and placements, the
-// identity on empty views, NaN and infinity propagated, the same bits on every run, float accumulated in double
-// (closer to the exact result than a float accumulator), the fused update-and-reduce, clear errors.
+// kstream::dot and kstream::transform_reduce, the tests' bodies: exact on integer-valued inputs at edge sizes and
+// placements, the identity on empty views, NaN and infinity propagated, the same bits on every run, float
+// accumulated in double (closer to the exact result than a float accumulator), the fused update-and-reduce, clear
+// errors. Written once and instantiated per value type by test_reduce_float.cpp and test_reduce_double.cpp (as
+// Kokkos' Test<Name>.hpp by its category files): each type's kernels are compiled in a file of their own, which a
+// parallel GPU build compiles side by side. Each file names its type in KSTREAM_REDUCE_TYPE before including this.
+#ifndef KSTREAM_REDUCE_TYPE
+#error "define KSTREAM_REDUCE_TYPE (float or double) before including reduce_tests.hpp"
+#endif
+#ifdef KSTREAM_REDUCE_TESTS_HPP
+#error "reduce_tests.hpp twice in one translation unit: its two files must not share a unity group"
+#endif
+#define KSTREAM_REDUCE_TESTS_HPP
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -19,7 +29,7 @@ namespace {
 
 template <class C>
 class ReduceTest : public ::testing::Test {};
-TYPED_TEST_SUITE(ReduceTest, AllCases, CaseNames);
+TYPED_TEST_SUITE(ReduceTest, CasesOfType<KSTREAM_REDUCE_TYPE>, CaseNames);
 
 // Operations as functors (gtest's test bodies are private members: no extended lambdas there).
 struct Identity {
@@ -380,25 +390,6 @@ TYPED_TEST(ReduceTest, ExtentMismatchNamesTheViews) {
   EXPECT_THROW(kstream::transform_reduce(exec, result, kstream::Sum{}, IntegerProduct{}, x, y), std::invalid_argument);
 }
 
-// The GPU split, checked on any host: chunks of one pass (256 threads x 4 packs of W), or of two or four (rows of
-// packs, row_chunk_passes), as many as cover n and no more, and at least one (an empty reduction's identity comes
-// from one team).
-TEST(ReduceSplit, DeviceChunksCoverEveryElementOnce) {
-  for (const int passes : {1, 2, 4})
-    for (const int W : {1, 2, 4, 8}) {
-      const std::int64_t items = std::int64_t(256) * 4 * W * passes;
-      EXPECT_EQ(impl::device_chunk_items(W, passes), items);
-      for (const std::int64_t n : {std::int64_t(0), std::int64_t(1), items - 1, items, items + 1, 263 * items + 5,
-                                   (std::int64_t(1) << 28) + 7, (std::int64_t(1) << 31) + 7}) {
-        const std::int64_t chunks = impl::device_chunks(n, W, passes);
-        EXPECT_GE(chunks, 1) << "n " << n;
-        EXPECT_GE(chunks * items, n) << "n " << n << ", W " << W;  // every element
-        EXPECT_LT((chunks - 1) * items, std::max<std::int64_t>(n, 1)) << "n " << n << ", W " << W << ", " << passes;
-      }
-    }
-  EXPECT_EQ(impl::device_chunks(std::int64_t(1) << 28, 4), 65536);
-  EXPECT_EQ(impl::device_chunks(std::int64_t(1) << 28, 4, 4), 16384);
-}
-
 }  // namespace
 }  // namespace kstream::test
+#undef KSTREAM_REDUCE_TYPE
