@@ -205,6 +205,12 @@ void time_calls(benchmark::State& state, const Variant<Exec, T>& variant, const 
   if (variant.op == Op::chain64) state.counters["us_per_op"] = calls > 0 ? 1e6 * seconds / calls / chain64_steps : 0.0;
   if ((variant.name.rfind("tiled", 0) == 0 || variant.name == "fused_tiled") && !variant.in_place)
     state.counters["streaming_stores"] = streams_stores(variant.op, ops) ? 1 : 0;
+  if constexpr (is_device_backend<Exec>) {  // kstream's reductions: one launch or two (docs/results.md's floor)
+    if (variant.op == Op::dot && variant.name == "tiled")
+      state.counters["launches"] = impl::device_reduction_of(Exec(), 0, ops.x, ops.y).launches();
+    if (variant.op == Op::update_norm && variant.name == "fused_tiled")
+      state.counters["launches"] = impl::device_reduction_of(Exec(), 2, ops.out, ops.x, ops.out).launches();
+  }
   if (variant.op == Op::copy) {
     auto& best = copy_rates()[copy_key];
     best = std::max(best, gbps);

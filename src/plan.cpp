@@ -341,17 +341,33 @@ void plan_host_walk(const CallFacts& c, Plan& p) {
   p.league = (n + p.chunks_per_thread - 1) / p.chunks_per_thread;
 }
 
+/// The teams of team_size threads that fill half a device's resident threads (at least one).
+std::int64_t resident_teams(int team_size, std::int64_t resident_threads) {
+  return std::max<std::int64_t>(1, resident_threads / (2 * std::int64_t(team_size)));
+}
+
 }  // namespace
 
 std::int64_t one_launch_teams(std::int64_t chunks, int team_size, std::int64_t resident_threads) {
-  const std::int64_t resident_teams = std::max<std::int64_t>(1, resident_threads / (2 * std::int64_t(team_size)));
-  if (chunks > one_launch_chunks_per_team * resident_teams) return 0;
-  return std::min(chunks, resident_teams);
+  return chunks <= resident_teams(team_size, resident_threads) ? chunks : 0;
 }
 
 int row_chunk_passes(std::int64_t chunks, int team_size, std::int64_t resident_threads) {
   if (one_launch_teams(chunks, team_size, resident_threads) > 0) return 1;
-  return one_launch_teams((chunks + 3) / 4, team_size, resident_threads) == 0 ? 4 : 2;
+  return (chunks + 3) / 4 > row_four_passes_per_team * resident_teams(team_size, resident_threads) ? 4 : 2;
+}
+
+DeviceReduction device_reduction(const ReducePlan& rp, int W, std::int64_t resident_threads) {
+  DeviceReduction d;
+  d.packed = W > 1 && rp.width == W;
+  const bool rows = rp.rows > 1;
+  d.covered = rows && d.packed ? rp.rows * rp.row_packs() * W : rp.n;
+  const std::int64_t one_pass = device_chunks(d.covered, W);  // chunks of one pass: one launch or two
+  d.passes = rows && d.packed ? row_chunk_passes(one_pass, device_team_size, resident_threads) : 1;
+  d.chunks = device_chunks(d.covered, W, d.passes);
+  d.teams = one_launch_teams(one_pass, device_team_size, resident_threads);
+  d.one_team_fold = d.teams == 0 && d.chunks <= one_team_fold_partials;
+  return d;
 }
 
 const char* strategy_name(Strategy strategy) {

@@ -422,41 +422,94 @@ TEST(Plan, HostCallsOfSeveralDimensionsWalkTilesOfTheFlattenedIndex) {
   EXPECT_EQ(plan_nd(a, {strided}, false, host_default).cross_dim, -1) << "no input runs along another dimension";
 }
 
-TEST(Plan, DeviceReductionsRunInOneLaunchUpToFourChunksForEachResidentTeam) {
+TEST(Plan, DeviceReductionsRunInOneLaunchWhileEveryChunkHasAResidentTeam) {
   constexpr std::int64_t h200 = 132 * 2048, a100 = 108 * 2048;  // Kokkos::Cuda::concurrency(): SMs x threads
   EXPECT_EQ(impl::one_launch_teams(1, 256, h200), 1);
   EXPECT_EQ(impl::one_launch_teams(512, 256, h200), 512) << "2^21 floats: 512 chunks of 4096, a team each";
   EXPECT_EQ(impl::one_launch_teams(528, 256, h200), 528) << "four teams on each of 132 multiprocessors";
-  EXPECT_EQ(impl::one_launch_teams(529, 256, h200), 528) << "more chunks than resident teams: those teams loop";
-  EXPECT_EQ(impl::one_launch_teams(1024, 256, h200), 528) << "2^22 floats";
-  EXPECT_EQ(impl::one_launch_teams(2112, 256, h200), 528) << "four chunks a team";
-  EXPECT_EQ(impl::one_launch_teams(2113, 256, h200), 0) << "two launches: per-chunk teams, then the fold";
-  EXPECT_EQ(impl::one_launch_teams(4096, 256, h200), 0) << "2^24 floats";
-  EXPECT_EQ(impl::one_launch_teams(512, 256, a100), 432) << "a GPU with fewer multiprocessors: fewer teams";
-  EXPECT_EQ(impl::one_launch_teams(1728, 256, a100), 432);
-  EXPECT_EQ(impl::one_launch_teams(1729, 256, a100), 0);
-  EXPECT_EQ(impl::one_launch_teams(3, 256, 256), 1) << "a device of fewer threads than a team: one team";
-  EXPECT_EQ(impl::one_launch_teams(5, 256, 256), 0);
+  EXPECT_EQ(impl::one_launch_teams(529, 256, h200), 0) << "two launches: per-chunk teams, then the fold";
+  EXPECT_EQ(impl::one_launch_teams(1024, 256, h200), 0) << "2^22 floats";
+  EXPECT_EQ(impl::one_launch_teams(432, 256, a100), 432) << "a GPU with fewer multiprocessors: fewer teams";
+  EXPECT_EQ(impl::one_launch_teams(433, 256, a100), 0);
+  EXPECT_EQ(impl::one_launch_teams(1, 256, 256), 1) << "a device of fewer threads than a team: one team";
+  EXPECT_EQ(impl::one_launch_teams(2, 256, 256), 0);
 }
 
-TEST(Plan, DeviceRowReductionsBeyondOneLaunchTakeFourPassesAChunkWhereThoseStillDoElseTwo) {
+TEST(Plan, DeviceRowReductionsBeyondOneLaunchTakeFourPassesAChunkWhereThoseAreManyElseTwo) {
   constexpr std::int64_t h200 = 132 * 2048, a100 = 108 * 2048;
   // Chunks of one pass of rows of packs: the interior 510^3 of a 512^3 float field, 510^2 rows of 126 packs.
   const std::int64_t interior = (510 * 510 * 126 * 4 + 4095) / 4096;
-  EXPECT_EQ(impl::row_chunk_passes(interior, 256, h200), 4) << "8002 chunks of four passes: two launches";
-  EXPECT_EQ(impl::row_chunk_passes(4 * 2112 + 1, 256, h200), 4) << "2113 chunks of four: beyond one launch";
-  EXPECT_EQ(impl::row_chunk_passes(4 * 2112, 256, h200), 2) << "2112 chunks of four would fit one launch";
-  EXPECT_EQ(impl::row_chunk_passes(2 * 2112, 256, h200), 2) << "1056 chunks of two, in two launches";
-  EXPECT_EQ(impl::row_chunk_passes(2113, 256, h200), 2) << "one pass beyond one launch: two passes";
-  EXPECT_EQ(impl::row_chunk_passes(2112, 256, h200), 1) << "2112 chunks of one pass run in one launch";
+  EXPECT_EQ(impl::row_chunk_passes(interior, 256, h200), 4) << "8002 chunks of four passes";
+  EXPECT_EQ(impl::row_chunk_passes(4 * 2112 + 1, 256, h200), 4) << "2113 chunks of four: more than four a team";
+  EXPECT_EQ(impl::row_chunk_passes(4 * 2112, 256, h200), 2) << "2112 chunks of four: four for each of 528 teams";
+  EXPECT_EQ(impl::row_chunk_passes(2113, 256, h200), 2);
+  EXPECT_EQ(impl::row_chunk_passes(529, 256, h200), 2) << "one pass beyond one launch: two passes";
+  EXPECT_EQ(impl::row_chunk_passes(528, 256, h200), 1) << "528 chunks of one pass run in one launch";
   // The interior 254^3 of a 256^3 field: doubles (rows of 126 packs of two) and floats in two passes.
   EXPECT_EQ(impl::row_chunk_passes((254 * 254 * 126 * 2 + 2047) / 2048, 256, h200), 2);
   EXPECT_EQ(impl::row_chunk_passes((254 * 254 * 62 * 4 + 4095) / 4096, 256, h200), 2);
   EXPECT_EQ(impl::row_chunk_passes(100, 256, h200), 1);
   EXPECT_EQ(impl::row_chunk_passes(4 * 1728 + 1, 256, a100), 4) << "fewer multiprocessors: more passes sooner";
   EXPECT_EQ(impl::row_chunk_passes(4 * 1728, 256, a100), 2);
-  EXPECT_EQ(impl::row_chunk_passes(1729, 256, a100), 2);
-  EXPECT_EQ(impl::row_chunk_passes(1728, 256, a100), 1);
+  EXPECT_EQ(impl::row_chunk_passes(433, 256, a100), 2);
+  EXPECT_EQ(impl::row_chunk_passes(432, 256, a100), 1);
+}
+
+// What a device reduction runs, from its plan and the device: the kernels take these chunks, launches and fold,
+// and the suite reports the launches (docs/results.md's launch floor counts the call's Kokkos launches).
+TEST(Plan, DeviceReductionsTakeTheirChunksPassesLaunchesAndFoldFromThePlan) {
+  constexpr std::int64_t h200 = 132 * 2048, a100 = 108 * 2048;
+  const auto flat = [](int bytes, std::int64_t n, std::int64_t offset = 0) {
+    const Operand x = tensor<1>(bytes, {n}, {1}, offset);
+    const Operand xy[] = {x, x};
+    return impl::plan_reduction(xy, 2);
+  };
+  impl::DeviceReduction d = impl::device_reduction(flat(4, std::int64_t(1) << 21), 4, h200);
+  EXPECT_TRUE(d.packed);
+  EXPECT_EQ(d.covered, std::int64_t(1) << 21);
+  EXPECT_EQ(d.chunks, 512) << "2^21 floats: chunks of 4096";
+  EXPECT_EQ(d.passes, 1);
+  EXPECT_EQ(d.teams, 512);
+  EXPECT_EQ(d.launches(), 1);
+  d = impl::device_reduction(flat(4, std::int64_t(1) << 23), 4, h200);
+  EXPECT_EQ(d.chunks, 2048);
+  EXPECT_EQ(d.teams, 0);
+  EXPECT_EQ(d.launches(), 2) << "2^23 floats: a team per chunk, then the fold";
+  EXPECT_TRUE(d.one_team_fold) << "2048 partials: one team folds them";
+  EXPECT_EQ(impl::device_reduction(flat(8, std::int64_t(1) << 20), 2, h200).launches(), 1) << "2^20 doubles";
+  EXPECT_EQ(impl::device_reduction(flat(8, std::int64_t(1) << 21), 2, h200).launches(), 2) << "2^21 doubles";
+  EXPECT_EQ(impl::device_reduction(flat(4, std::int64_t(1) << 21), 4, a100).launches(), 2)
+      << "fewer multiprocessors: two launches sooner";
+  EXPECT_TRUE(impl::device_reduction(flat(4, std::int64_t(1) << 26), 4, h200).one_team_fold) << "16384 partials";
+  d = impl::device_reduction(flat(4, (std::int64_t(1) << 26) + 1), 4, h200);
+  EXPECT_EQ(d.chunks, 16385);
+  EXPECT_FALSE(d.one_team_fold) << "more partials: Kokkos' parallel_reduce folds them";
+  d = impl::device_reduction(flat(4, (std::int64_t(1) << 23) + 7, 1), 4, h200);
+  EXPECT_FALSE(d.packed) << "an unaligned vector: single elements";
+  EXPECT_EQ(d.covered, (std::int64_t(1) << 23) + 7);
+  EXPECT_EQ(d.chunks, 2049) << "chunks of 4096 elements all the same";
+  d = impl::device_reduction(flat(4, 0), 4, h200);
+  EXPECT_EQ(d.chunks, 1) << "the identity from one team";
+  EXPECT_EQ(d.launches(), 1);
+  // Rows of packs: the interior 510^3 of a 512^3 float field, 510^2 rows of 126 whole packs from element 3 (their
+  // edges go with them), in chunks of four passes and two launches.
+  const Operand field = tensor<3>(4, {510, 510, 510}, {512 * 512, 512, 1}, 512 * 512 + 512 + 1);
+  const Operand fields[] = {field, field};
+  d = impl::device_reduction(impl::plan_reduction(fields, 2), 4, h200);
+  EXPECT_TRUE(d.packed);
+  EXPECT_EQ(d.covered, std::int64_t(510) * 510 * 126 * 4);
+  EXPECT_EQ(d.passes, 4);
+  EXPECT_EQ(d.chunks, (d.covered + 4 * 4096 - 1) / (4 * 4096));
+  EXPECT_EQ(d.launches(), 2);
+  EXPECT_TRUE(d.one_team_fold);
+  // Rows of single elements (a pitch that moves each row's alignment) cover every element, in passes of one.
+  const Operand odd = tensor<2>(4, {1000, 1000}, {1001, 1});
+  const Operand odds[] = {odd, odd};
+  d = impl::device_reduction(impl::plan_reduction(odds, 2), 4, h200);
+  EXPECT_FALSE(d.packed);
+  EXPECT_EQ(d.covered, 1000 * 1000);
+  EXPECT_EQ(d.passes, 1);
+  EXPECT_EQ(d.chunks, (1000 * 1000 + 4095) / 4096);
 }
 
 TEST(Plan, ReductionsReadPacksWhereEveryRowStartsAtOneOffsetFromAPack) {

@@ -174,11 +174,12 @@ class ReportTest(ReportCase):
         self.assertIn("| 4.20 | 1.05x | 1.31x |", row)  # 4.2 us against empty Kokkos 4.0 and empty CUDA 3.2
 
     def test_mid_sizes_against_the_best_peer_and_the_floor_bound(self):
-        def row(op, variant, n, us, typ="double"):
+        def row(op, variant, n, us, typ="double", launches=None):
             name = f"{op}/{variant}/{typ}/Cuda/aligned/{n}"
             moved = {"add": 3, "dot": 2, "empty": 0}[op] * 8 * n
-            return {"name": name, "run_name": name, "run_type": "iteration", "GB/s": moved / us / 1e3,
+            made = {"name": name, "run_name": name, "run_type": "iteration", "GB/s": moved / us / 1e3,
                     "us_per_call": us, "real_time": us, "time_unit": "us"}
+            return made if launches is None else dict(made, launches=launches)
         text = self.report_data({
             "context": {"date": "2026-12-02", "host_name": "fixture-gpu", "kstream.backends": "Cuda"},
             "benchmarks": [row("empty", "kokkos_team", 4096, 4.0), row("empty", "cuda_kernel", 4096, 3.5),
@@ -186,7 +187,9 @@ class ReportTest(ReportCase):
                            row("add", "tiled", 65536, 4.0), row("add", "cuda_kernel", 65536, 3.6),
                            row("add", "naive", 65536, 4.4), row("add", "tiled", 1 << 20, 10.0),
                            row("add", "cub_transform", 1 << 20, 9.0), row("dot", "tiled", 65536, 9.0),
-                           row("dot", "kokkosblas", 65536, 5.5), row("dot", "tiled_inplace", 65536, 1.0)]})
+                           row("dot", "kokkosblas", 65536, 5.5), row("dot", "tiled_inplace", 65536, 1.0),
+                           row("dot", "tiled", 1 << 20, 9.0, launches=1), row("dot", "cub_reduce", 1 << 20, 7.0),
+                           row("dot", "tiled", 1 << 22, 20.0, launches=2), row("dot", "cub_reduce", 1 << 22, 18.5)]})
         section = text.split("## Mid sizes on the GPU")[1].split("\n## ")[0]
         lines = section.splitlines()
         add = next(line for line in lines if line.startswith("| add | double | 65,536 |"))
@@ -197,6 +200,11 @@ class ReportTest(ReportCase):
         dot = next(line for line in lines if line.startswith("| dot | double | 65,536 |"))
         self.assertIn("kokkosblas", dot)           # in-place forms are not peers
         self.assertIn("| 2.00 | 0.833 | **not met** |", dot)  # two Kokkos launches: 0.5 + 1.5; (5.5 + 2.0) / 9.0
+        # With the counter: one Kokkos parallel_reduce (1.5), or a team kernel and a folding team (0.5 + 0.5).
+        one = next(line for line in lines if line.startswith("| dot | double | 1,048,576 |"))
+        self.assertIn("| 0.778x | 1.50 | 0.944 | **not met** |", one)  # (7.0 + 1.5) / 9.0
+        two = next(line for line in lines if line.startswith("| dot | double | 4,194,304 |"))
+        self.assertIn("| 0.925x | 1.00 | 0.975 | floor |", two)  # (18.5 + 1.0) / 20.0
 
     def test_before_and_after_keys_give_kstreams_rows_with_their_spread(self):
         def change(name, n, old, new):

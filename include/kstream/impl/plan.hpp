@@ -48,8 +48,10 @@
 // Reductions (plan_reduction, below): packs where every operand allows (rows: each row's whole packs, its edges
 // one by one), single elements otherwise; on a device one team per chunk, or in one launch of at most the teams
 // that fill half the resident threads, each reducing every league-th chunk, while that is at most four chunks a
-// team (one_launch_teams); beyond, the teams' partial results and a second kernel that folds them, with chunks of
-// four passes for rows of packs where those still exceed one launch, else two (row_chunk_passes).
+// team (one_launch_teams); beyond, the teams' partial results and a second kernel, one team, that folds them,
+// with chunks of four passes for rows of packs where those still exceed one launch, else two (row_chunk_passes).
+// device_reduction gives a call's chunks, passes and launches.
+#include <Kokkos_Macros.hpp>  // KOKKOS_INLINE_FUNCTION (the plan's fuzz target brings its own)
 #include <cstdint>
 #include <kstream/impl/operand.hpp>
 #include <kstream/impl/tile_shape.hpp>
@@ -194,24 +196,62 @@ struct ReducePlan {
   std::int64_t row_packs() const { return (row_length - row_lead) / width; }
 };
 
-/// Chunks a team of a one-launch device reduction reduces at most (one_launch_teams).
-inline constexpr std::int64_t one_launch_chunks_per_team = 4;
-
 /// The teams of `team_size` threads of a device reduction over `chunks` chunks in one launch, or 0 where it takes
 /// two. The teams that fill half the device's resident threads (`resident_threads`, the space's concurrency: four
-/// teams of 256 on each 2048-thread multiprocessor) run at once; while the chunks are at most
-/// one_launch_chunks_per_team times as many, that many teams (or one per chunk, where fewer) each reduce every
-/// league-th chunk, and Kokkos' reduction over the teams replaces the second kernel that folds the chunks' partial
-/// results. Its order is fixed for a given league and device, as the fold's.
+/// teams of 256 on each 2048-thread multiprocessor) run at once; while the chunks are no more, a team per chunk
+/// and Kokkos' reduction over the teams replace the second kernel that folds the chunks' partial results. Its
+/// order is fixed for a given league and device, as the fold's. Beyond, two launches are faster: teams that
+/// looped over up to four chunks each in one launch were 3-9 % slower at 1024-2048 chunks.
 std::int64_t one_launch_teams(std::int64_t chunks, int team_size, std::int64_t resident_threads);
 
+/// Chunks of four passes for rows of packs take over from two where those are more than four for each resident
+/// team (row_chunk_passes).
+inline constexpr std::int64_t row_four_passes_per_team = 4;
+
 /// Passes of packs in flight in one chunk of a device reduction over rows of packs, of `chunks` chunks of one
-/// pass: one where those run in one launch (one_launch_teams); else four where chunks of four still exceed one
-/// launch, else two, and chunks of several passes always take two launches. Each chunk finds its rows (divisions)
-/// and reads their edges after its packs (a second round trip): more passes spread that over more packs. Not into
-/// one launch: that kernel of rows, without launch bounds, was measured slower with larger chunks, and slower
-/// than two launches of chunks of two passes where one pass took two launches.
+/// pass: one where those run in one launch (one_launch_teams); else four where chunks of four are more than
+/// row_four_passes_per_team for each resident team, else two; chunks of several passes take two launches. Each
+/// chunk finds its rows (divisions) and reads their edges after its packs (a second round trip): more passes
+/// spread that over more packs.
 int row_chunk_passes(std::int64_t chunks, int team_size, std::int64_t resident_threads);
+
+/// Device reductions: teams of device_team_size threads, each thread with device_in_flight packs (or elements) of
+/// each input in flight (kstream/impl/reduce_kernel.hpp).
+inline constexpr int device_team_size = 256, device_in_flight = 4;
+
+/// Elements of one device chunk: `passes` passes of a team's packs in flight (a multiple of W, so packs never
+/// straddle chunks); one pass but for rows of packs (row_chunk_passes). Host and device: a plain constexpr function
+/// is host-only to nvcc (without --expt-relaxed-constexpr), and a call to it from a kernel is only a warning, after
+/// which the kernel does not run the code that calls it.
+KOKKOS_INLINE_FUNCTION constexpr std::int64_t device_chunk_items(int W, int passes = 1) {
+  return std::int64_t(device_team_size) * device_in_flight * W * passes;
+}
+/// Device chunks (teams, partial results) of a reduction over n elements: at least one, so n == 0 gives the identity.
+KOKKOS_INLINE_FUNCTION constexpr std::int64_t device_chunks(std::int64_t n, int W, int passes = 1) {
+  return n <= 0 ? 1 : (n + device_chunk_items(W, passes) - 1) / device_chunk_items(W, passes);
+}
+
+/// How a device reduction runs (device_reduction): its chunks and whether they take one launch or two.
+struct DeviceReduction {
+  bool packed = false;        ///< the plan's packs (rows: each row's whole packs, its edges with them)
+  std::int64_t covered = 0;   ///< elements the chunks cover (rows of packs: their whole packs')
+  int passes = 1;             ///< passes of packs in flight in a chunk (row_chunk_passes)
+  std::int64_t chunks = 1;    ///< chunks of that many passes
+  std::int64_t teams = 0;     ///< one launch of this many teams (one_launch_teams), or 0: a team per chunk, then a
+                              ///< kernel that folds their partial results
+  bool one_team_fold = false;  ///< two launches: one team folds the partials (else Kokkos' parallel_reduce)
+  int launches() const { return teams > 0 ? 1 : 2; }
+};
+
+/// Partial results that one team folds (the second of two launches) at most; Kokkos' parallel_reduce over more
+/// spreads their reading over the device. One team (a plain kernel) was 2-5 % faster a call at 1024-4096
+/// partials (dot and the fused form, 2^23-2^24 elements) and 0.5-1.2 % slower at 32768-65536 (2^27-2^28).
+inline constexpr std::int64_t one_team_fold_partials = 16384;
+
+/// A device reduction planned as `rp`, over elements of which W fill a 16-byte pack, on a device whose
+/// concurrency is `resident_threads`: the chunks, their passes and the launches, for the kernels and for anyone
+/// who reports what ran.
+DeviceReduction device_reduction(const ReducePlan& rp, int W, std::int64_t resident_threads);
 
 /// Views a reduction takes: eight inputs and a fused output.
 inline constexpr int max_reduction_operands = 9;

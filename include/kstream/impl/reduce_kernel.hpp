@@ -2,14 +2,14 @@
 // The reduction kernels behind kstream/reduce.hpp, over the normalized space of plan_reduction (kstream/impl/
 // plan.hpp): rows of row_length elements (one row for views that normalize to one dimension). GPU: one team per
 // chunk of a row, as the transforms' tiles, each thread accumulating its packs in registers, then the team. While
-// the chunks are at most four for each team that runs at once (one_launch_teams), those teams each reduce every
-// league-th chunk and Kokkos' reduction over the teams of that one kernel gives the result; otherwise each chunk's
-// team puts its value in a buffer of partial results that a second kernel (Kokkos' parallel_reduce) folds. Host:
+// every chunk has a team that runs at once (one_launch_teams), Kokkos' reduction over the teams of that one kernel
+// gives the result; otherwise each chunk's team puts its value in a buffer of partial results that a second kernel
+// folds (kstream/impl/reduce_fold.hpp: one team, or Kokkos' parallel_reduce over many). Host:
 // fixed-length tiles of the flattened index, each one thread's eight interleaved accumulators (vectorized) along
 // its rows, folded in tile order on one thread. No floating-point atomics, and the split depends only on the
-// extents and layouts (and on the device, through Kokkos' fold), so a result is the same bit for bit on every run
-// on one machine. The last chunk's guard (i < row_length) is the Triton mask; a fused output is written in the
-// same pass.
+// extents and layouts (and on the device, through Kokkos' reductions and the fold's team), so a result is the
+// same bit for bit on every run on one machine. The last chunk's guard (i < row_length) is the Triton mask; a
+// fused output is written in the same pass.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cstdint>
@@ -17,6 +17,7 @@
 #include <kstream/impl/instance_scratch.hpp>
 #include <kstream/impl/launch.hpp>
 #include <kstream/impl/pack.hpp>
+#include <kstream/impl/reduce_fold.hpp>
 #include <kstream/impl/reduce_step.hpp>
 #include <kstream/impl/slots.hpp>
 #include <stdexcept>
@@ -26,28 +27,15 @@
 
 namespace kstream::impl {
 
-/// Device teams: 256 threads with 4 packs (or elements) of each input in flight, compiled for at most 64 registers
-/// a thread (LaunchBounds of four such teams: the kernels use 32-64). Rows with a fused output (`Wide`): 80 (three
+/// Device teams (device_team_size, device_in_flight: kstream/impl/plan.hpp) are compiled for at most 64 registers
+/// a thread (LaunchBounds of four teams: the kernels use 32-64). Rows with a fused output (`Wide`): 80 (three
 /// teams), as their stores' row offsets in flight spill at 64; two teams (128) hold fewer loads in flight.
-inline constexpr int device_team_size = 256, device_in_flight = 4;
 template <class ExecSpace, bool Wide = false>
 using DeviceReducePolicy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<device_team_size, Wide ? 3 : 4>>;
 /// The one-launch reduction's teams (one_launch_teams), the same eager and recorded (so a replay gives the eager
 /// call's bits): no launch bounds, which Kokkos 4.6's graph nodes do not compile for a team reduction.
 template <class ExecSpace>
 using DeviceOneLaunchPolicy = Kokkos::TeamPolicy<ExecSpace>;
-
-/// Elements of one device chunk: `passes` passes of a team's packs in flight (a multiple of W, so packs never
-/// straddle chunks); one pass but for rows of packs (row_chunk_passes). Host and device: a plain constexpr function
-/// is host-only to nvcc (without --expt-relaxed-constexpr), and a call to it from a kernel is only a warning, after
-/// which the kernel does not run the code that calls it.
-KOKKOS_INLINE_FUNCTION constexpr std::int64_t device_chunk_items(int W, int passes = 1) {
-  return std::int64_t(device_team_size) * device_in_flight * W * passes;
-}
-/// Device chunks (teams, partial results) of a reduction over n elements: at least one, so n == 0 gives the identity.
-KOKKOS_INLINE_FUNCTION constexpr std::int64_t device_chunks(std::int64_t n, int W, int passes = 1) {
-  return n <= 0 ? 1 : (n + device_chunk_items(W, passes) - 1) / device_chunk_items(W, passes);
-}
 
 /// Where a device reduction's rows start (RowStarts), how each is read (its items and edges), and the division by
 /// a row's items for the cursor's steps.
@@ -91,12 +79,10 @@ struct DeviceReduceTiles : ReduceRows<Rows, Step::operands> {
     team.team_reduce(KokkosReducer<Reducer, Acc, Kokkos::HostSpace>(r, mine));  // (a scalar, as Kokkos::Sum)
     if (team.team_rank() == 0) partials[team.league_rank()] = mine;
   }
-  /// One launch (one_launch_teams): each thread's values of its team's chunks, every league-th from the team's own,
-  /// into Kokkos' reduction over the threads and teams, whose order is fixed for a given league and device.
+  /// One launch (one_launch_teams): each thread's value of its team's chunk into Kokkos' reduction over the
+  /// threads and teams, whose order is fixed for a given league and device.
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team, Acc& value) const {
-    const std::int64_t chunks = device_chunks(n, W, passes);
-    for (std::int64_t c = team.league_rank(); c < chunks; c += team.league_size())
-      value = r(value, thread_value(team, c));
+    value = r(value, thread_value(team, team.league_rank()));
   }
 
   /// This thread's share of chunk `chunk`.
@@ -234,14 +220,6 @@ struct HostReduceTiles {
   }
 };
 
-/// The device partials folded by Kokkos' parallel_reduce (in a fixed order for a given count and device).
-template <class Acc, class Reducer>
-struct FoldDevicePartials {
-  Reducer r;
-  const Acc* partials;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t t, Acc& value) const { value = r(value, partials[t]); }
-};
-
 /// Elements per host tile: a fixed length, so the partials do not depend on the thread count.
 inline constexpr std::int64_t host_tile_items = 16384;
 
@@ -277,27 +255,30 @@ void reduce_tiles(const Sink& sink, const char* label, const ExecSpace& exec, co
   constexpr bool convert = !std::is_same_v<typename result_value<Result, Acc>::type, Acc>;
   if constexpr (is_device_execution_space_v<ExecSpace>) {
     using Space = typename ExecSpace::memory_space;
-    const bool packed = W > 1 && rp.width == W;
-    // How each row is read, and the elements the chunks cover: rows of packs' whole packs (their edges go with
-    // them), every element otherwise.
-    const bool rows = rp.rows > 1;
-    const RowItems row = packed ? RowItems(rp.row_lead, W, rp.row_length) : RowItems(0, 1, rp.row_length);
-    const std::int64_t covered = rows ? rp.rows * row.items * row.width : rp.n;
-    const std::int64_t one_pass = device_chunks(covered, W);  // chunks of one pass: one launch or two
-    const int passes = rows && packed ? row_chunk_passes(one_pass, device_team_size, exec.concurrency()) : 1;
-    const std::int64_t chunks = device_chunks(covered, W, passes);
+    const DeviceReduction how = device_reduction(rp, W, exec.concurrency());
+    const bool rows = rp.rows > 1;  // each row read as `row`: its whole packs (its edges go with them), or elements
+    const RowItems row = how.packed ? RowItems(rp.row_lead, W, rp.row_length) : RowItems(0, 1, rp.row_length);
+    const std::int64_t chunks = how.chunks, teams = how.teams;
     if (chunks > INT32_MAX || (rows && !rp.narrow_rows))
       throw std::length_error(std::string(label) + ": " + std::to_string(rp.rows) + " rows of " +
                               std::to_string(rp.row_length) +
                               " elements: a device reduction takes fewer than 2^31 chunks, and rows whose extents "
                               "and strides stay below 2^31");
-    // 0: two launches (chunks of several passes only come where one pass takes two: row_chunk_passes)
-    const std::int64_t teams = one_launch_teams(one_pass, device_team_size, exec.concurrency());
     const bool one_launch = teams > 0;
     const std::int64_t kept = one_launch ? 0 : chunks;  // partials the fold reads
-    // partials[0, kept), then (converting) the accumulated value before it is converted into the result
+    // The tiles (rows, or one row) writing their partial results (two launches) to `partials`, handed to use().
+    const auto with_tiles = [&](Acc* partials, const auto& use) {
+      if (!rows) return use(DeviceReduceTiles<ExecSpace, Acc, W, Reducer, Step, false>(r, step, rp.n, how.packed, partials));
+      DeviceReduceTiles<ExecSpace, Acc, W, Reducer, Step, true> tiles(r, step, how.covered, how.packed, partials);
+      tiles.starts = RowStarts<Step::operands>(rp.geometry, operands, 1);
+      tiles.row = row;
+      tiles.rows_of = rows_divider(row.items, device_team_size);
+      tiles.passes = how.passes;
+      return use(tiles);
+    };
+    // partials[0, kept), then (converting, or two launches to the host) a slot for the value
     const auto launch = [&](Acc* partials) {
-      // The reduction into the result: the tiles' own (one launch) or the fold's over the partials.
+      // The reduction of `functor` over `policy` into the result: the tiles' own (one launch) or Kokkos' fold.
       const auto reduce_into = [&](const char* name, const auto& policy, const auto& functor) {
         if constexpr (to_host) {
           sink.reduce(name, policy, functor, KokkosReducer<Reducer, Acc, Kokkos::HostSpace>(r, *result));
@@ -315,25 +296,35 @@ void reduce_tiles(const Sink& sink, const char* label, const ExecSpace& exec, co
                  ConvertResult<Acc, Result>{into, result});
         }
       };
-      const auto tiles_then_fold = [&](const auto& tiles) {
-        if (one_launch)
-          return reduce_into(label, DeviceOneLaunchPolicy<ExecSpace>(exec, int(teams), device_team_size), tiles);
+      if (one_launch)
+        return with_tiles(partials, [&](const auto& tiles) {
+          reduce_into(label, DeviceOneLaunchPolicy<ExecSpace>(exec, int(teams), device_team_size), tiles);
+        });
+      with_tiles(partials, [&](const auto& tiles) {  // a team per chunk into partials[chunk]
         using Tiles = std::decay_t<decltype(tiles)>;
         sink(label, DeviceReducePolicy<ExecSpace, Tiles::wide>(exec, int(chunks), device_team_size), tiles);
+      });
+      if (!how.one_team_fold) {
         using Fold = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>;
-        reduce_into("kstream::reduce[fold]", Fold(exec, 0, chunks), FoldDevicePartials<Acc, Reducer>{r, partials});
+        return reduce_into("kstream::reduce[fold]", Fold(exec, 0, chunks), FoldDevicePartials<Acc, Reducer>{r, partials});
+      }
+      const auto fold = [&](const auto& into) {  // one team
+        const FoldPartialsInOneTeam<ExecSpace, Acc, Reducer, std::decay_t<decltype(into)>> functor{r, partials, chunks,
+                                                                                                 into};
+        const int threads = std::min(device_fold_threads, Kokkos::TeamPolicy<ExecSpace>(exec, 1, 1).team_size_max(
+                                                              functor, Kokkos::ParallelForTag()));
+        sink("kstream::reduce[fold]", Kokkos::TeamPolicy<ExecSpace>(exec, 1, threads), functor);
       };
-      if (!rows)
-        return tiles_then_fold(
-            DeviceReduceTiles<ExecSpace, Acc, W, Reducer, Step, false>(r, step, rp.n, packed, partials));
-      DeviceReduceTiles<ExecSpace, Acc, W, Reducer, Step, true> tiles(r, step, covered, packed, partials);
-      tiles.starts = RowStarts<Step::operands>(rp.geometry, operands, 1);
-      tiles.row = row;
-      tiles.rows_of = rows_divider(row.items, device_team_size);
-      tiles.passes = passes;
-      tiles_then_fold(tiles);
+      if constexpr (to_host) {
+        fold(partials + kept);
+        Kokkos::deep_copy(exec, Kokkos::View<Acc, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(result),
+                          Kokkos::View<const Acc, Space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(partials + kept));
+        exec.fence("kstream: a reduction's value for the host");
+      } else {
+        fold(result);
+      }
     };
-    const std::int64_t slots = std::max<std::int64_t>(1, kept + (convert ? 1 : 0));
+    const std::int64_t slots = std::max<std::int64_t>(1, kept + (convert || to_host ? 1 : 0));
     if constexpr (now) {
       with_instance_scratch(exec, std::size_t(slots) * sizeof(Acc), [&](void* p) { launch(static_cast<Acc*>(p)); });
     } else {  // a recording keeps its own partials: it may be replayed on another instance
