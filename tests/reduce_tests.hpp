@@ -122,11 +122,19 @@ TYPED_TEST(ReduceTest, DotIsExactOnIntegerValuesAtEdgeSizesAndPlacements) {
   }
 }
 
-TYPED_TEST(ReduceTest, IntoRankZeroViewsOfAnyTypeAsynchronously) {
+/// A reduction's sizes in one launch and, on a device, past it (a team per chunk, then the team that folds their
+/// partial results: device_reduction in kstream/impl/plan.hpp).
+template <class C>
+std::vector<std::int64_t> launch_sizes() {
+  if constexpr (on_device<C>) return {100003, 4 * 1024 * 1024 + 5};
+  return {100003};
+}
+
+template <class TypeParam>
+void into_rank_zero_views(std::int64_t n) {
   using T = typename TypeParam::value_type;
   using M = typename TypeParam::memory_space;
   typename TypeParam::execution_space exec;
-  const std::int64_t n = 100003;
   const auto xs = small_integers<T>(n, 2), ys = small_integers<T>(n, 3);
   const auto x = placed<TypeParam>(xs, 0, 1, "x"), y = placed<TypeParam>(ys, 0, 1, "y");
   double exact = 0;
@@ -144,9 +152,13 @@ TYPED_TEST(ReduceTest, IntoRankZeroViewsOfAnyTypeAsynchronously) {
   Kokkos::deep_copy(d, as_double);
   Kokkos::deep_copy(f, as_float);
   Kokkos::deep_copy(i, as_integer);
-  EXPECT_EQ(d, exact);
-  EXPECT_EQ(f, float(exact));
-  EXPECT_EQ(double(i), exact);
+  EXPECT_EQ(d, exact) << "n " << n;
+  EXPECT_EQ(f, float(exact)) << "n " << n;
+  EXPECT_EQ(double(i), exact) << "n " << n;
+}
+
+TYPED_TEST(ReduceTest, IntoRankZeroViewsOfAnyTypeAsynchronously) {
+  for (const std::int64_t n : launch_sizes<TypeParam>()) into_rank_zero_views<TypeParam>(n);
 }
 
 TYPED_TEST(ReduceTest, MaxMinAndAUserReducer) {
@@ -334,12 +346,12 @@ TYPED_TEST(ReduceTest, FusedUpdateAndNorm) {
 
 // A recorded Krylov step ending in a dot: each replay gives the eager calls' bits, and a replay reads the views'
 // current contents (r changes every step).
-TYPED_TEST(ReduceTest, RecordedReductionsReplayAsTheEagerCalls) {
+template <class TypeParam>
+void recorded_as_eager(std::int64_t n) {
   using T = typename TypeParam::value_type;
   using Exec = typename TypeParam::execution_space;
   using M = typename TypeParam::memory_space;
   Exec exec;
-  const std::int64_t n = 100003;
   std::mt19937_64 random(11);
   std::uniform_real_distribution<double> uniform(-1, 1);
   std::vector<T> rs(n), qs(n);
@@ -368,10 +380,14 @@ TYPED_TEST(ReduceTest, RecordedReductionsReplayAsTheEagerCalls) {
     Kokkos::deep_copy(nr, norm_recorded);
     Kokkos::deep_copy(de, dot_eager);
     Kokkos::deep_copy(dr, dot_recorded);
-    EXPECT_EQ(std::memcmp(&ne, &nr, sizeof ne), 0) << "step " << step << ": " << ne << " vs " << nr;
-    EXPECT_EQ(std::memcmp(&de, &dr, sizeof de), 0) << "step " << step << ": " << de << " vs " << dr;
+    EXPECT_EQ(std::memcmp(&ne, &nr, sizeof ne), 0) << "n " << n << " step " << step << ": " << ne << " vs " << nr;
+    EXPECT_EQ(std::memcmp(&de, &dr, sizeof de), 0) << "n " << n << " step " << step << ": " << de << " vs " << dr;
     EXPECT_GT(ne, 0.0);
   }
+}
+
+TYPED_TEST(ReduceTest, RecordedReductionsReplayAsTheEagerCalls) {
+  for (const std::int64_t n : launch_sizes<TypeParam>()) recorded_as_eager<TypeParam>(n);
 }
 
 TYPED_TEST(ReduceTest, ExtentMismatchNamesTheViews) {
