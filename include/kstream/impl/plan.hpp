@@ -46,11 +46,11 @@
 // contiguous host outputs that are not an input are written with streaming stores (kstream/streaming_stores.hpp).
 //
 // Reductions (plan_reduction, below): packs where every operand allows (rows: each row's whole packs, its edges
-// one by one), single elements otherwise; on a device one team per chunk, or in one launch of at most the teams
-// that fill half the resident threads, each reducing every league-th chunk, while that is at most four chunks a
-// team (one_launch_teams); beyond, the teams' partial results and a second kernel, one team, that folds them,
-// with chunks of four passes for rows of packs where those still exceed one launch, else two (row_chunk_passes).
-// device_reduction gives a call's chunks, passes and launches.
+// one by one), single elements otherwise; on a device one team per chunk: in one launch while the chunks are no
+// more than the teams that fill half the resident threads (one_launch_teams), beyond it the teams' partial results
+// and a second kernel that folds them (one team up to one_team_fold_partials, Kokkos' parallel_reduce over more),
+// with chunks of four passes for rows of packs where those are many, else two (row_chunk_passes).
+// device_reduction gives a call's chunks, passes, launches and fold.
 #include <Kokkos_Macros.hpp>  // KOKKOS_INLINE_FUNCTION (the plan's fuzz target brings its own)
 #include <cstdint>
 #include <kstream/impl/operand.hpp>
