@@ -233,12 +233,12 @@ KOKKOS_INLINE_FUNCTION constexpr std::int64_t device_chunks(std::int64_t n, int 
 
 /// How a device reduction runs (device_reduction): its chunks and whether they take one launch or two.
 struct DeviceReduction {
-  bool packed = false;        ///< the plan's packs (rows: each row's whole packs, its edges with them)
-  std::int64_t covered = 0;   ///< elements the chunks cover (rows of packs: their whole packs')
-  int passes = 1;             ///< passes of packs in flight in a chunk (row_chunk_passes)
-  std::int64_t chunks = 1;    ///< chunks of that many passes
-  std::int64_t teams = 0;     ///< one launch of this many teams (one_launch_teams), or 0: a team per chunk, then a
-                              ///< kernel that folds their partial results
+  bool packed = false;         ///< the plan's packs (rows: each row's whole packs, its edges with them)
+  std::int64_t covered = 0;    ///< elements the chunks cover (rows of packs: their whole packs')
+  int passes = 1;              ///< passes of packs in flight in a chunk (row_chunk_passes)
+  std::int64_t chunks = 1;     ///< chunks of that many passes
+  std::int64_t teams = 0;      ///< one launch of this many teams (one_launch_teams), or 0: a team per chunk, then a
+                               ///< kernel that folds their partial results
   bool one_team_fold = false;  ///< two launches: one team folds the partials (else Kokkos' parallel_reduce)
   int launches() const { return teams > 0 ? 1 : 2; }
 };

@@ -268,7 +268,8 @@ void reduce_tiles(const Sink& sink, const char* label, const ExecSpace& exec, co
     const std::int64_t kept = one_launch ? 0 : chunks;  // partials the fold reads
     // The tiles (rows, or one row) writing their partial results (two launches) to `partials`, handed to use().
     const auto with_tiles = [&](Acc* partials, const auto& use) {
-      if (!rows) return use(DeviceReduceTiles<ExecSpace, Acc, W, Reducer, Step, false>(r, step, rp.n, how.packed, partials));
+      if (!rows)
+        return use(DeviceReduceTiles<ExecSpace, Acc, W, Reducer, Step, false>(r, step, rp.n, how.packed, partials));
       DeviceReduceTiles<ExecSpace, Acc, W, Reducer, Step, true> tiles(r, step, how.covered, how.packed, partials);
       tiles.starts = RowStarts<Step::operands>(rp.geometry, operands, 1);
       tiles.row = row;
@@ -306,13 +307,15 @@ void reduce_tiles(const Sink& sink, const char* label, const ExecSpace& exec, co
       });
       if (!how.one_team_fold) {
         using Fold = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>;
-        return reduce_into("kstream::reduce[fold]", Fold(exec, 0, chunks), FoldDevicePartials<Acc, Reducer>{r, partials});
+        return reduce_into("kstream::reduce[fold]", Fold(exec, 0, chunks),
+                           FoldDevicePartials<Acc, Reducer>{r, partials});
       }
       const auto fold = [&](const auto& into) {  // one team
         const FoldPartialsInOneTeam<ExecSpace, Acc, Reducer, std::decay_t<decltype(into)>> functor{r, partials, chunks,
-                                                                                                 into};
-        const int threads = std::min(device_fold_threads, Kokkos::TeamPolicy<ExecSpace>(exec, 1, 1).team_size_max(
-                                                              functor, Kokkos::ParallelForTag()));
+                                                                                                   into};
+        const int threads =
+            std::min(device_fold_threads,
+                     Kokkos::TeamPolicy<ExecSpace>(exec, 1, 1).team_size_max(functor, Kokkos::ParallelForTag()));
         sink("kstream::reduce[fold]", Kokkos::TeamPolicy<ExecSpace>(exec, 1, threads), functor);
       };
       if constexpr (to_host) {
