@@ -62,10 +62,10 @@ std::map<std::string, std::string> configuration() {
     facts["concurrency.default"] = std::to_string(Kokkos::DefaultExecutionSpace().concurrency());
     facts["concurrency.host"] = std::to_string(Kokkos::DefaultHostExecutionSpace().concurrency());
 #if defined(KOKKOS_ENABLE_CUDA)
-    const auto& gpu = Kokkos::Cuda().cuda_device_prop();
+    const cudaDeviceProp gpu = Kokkos::Cuda().cuda_device_prop();  // a copy: the instance is a temporary
     facts["gpu"] = std::string(gpu.name) + ", sm_" + std::to_string(gpu.major) + std::to_string(gpu.minor);
 #elif defined(KOKKOS_ENABLE_HIP)
-    const auto& gpu = Kokkos::HIP().hip_device_prop();
+    const hipDeviceProp_t gpu = Kokkos::HIP().hip_device_prop();  // a copy: the instance is a temporary
     facts["gpu"] = std::string(gpu.name) + ", " + gpu.gcnArchName;
 #endif
   }
