@@ -189,22 +189,34 @@ class ReportTest(ReportCase):
                            row("add", "cub_transform", 1 << 20, 9.0), row("dot", "tiled", 65536, 9.0),
                            row("dot", "kokkosblas", 65536, 5.5), row("dot", "tiled_inplace", 65536, 1.0),
                            row("dot", "tiled", 1 << 20, 9.0, launches=1), row("dot", "cub_reduce", 1 << 20, 7.0),
-                           row("dot", "tiled", 1 << 22, 20.0, launches=2), row("dot", "cub_reduce", 1 << 22, 18.5)]})
+                           row("dot", "tiled", 1 << 22, 20.0, launches=2), row("dot", "cub_reduce", 1 << 22, 18.5),
+                           # repetitions: their spread (cv) is the A/A a shortfall to the bound is held against
+                           row("add", "tiled", 1 << 21, 19.2), row("add", "tiled", 1 << 21, 20.0),
+                           row("add", "tiled", 1 << 21, 20.8), row("add", "cuda_kernel", 1 << 21, 18.5),
+                           row("add", "cuda_kernel", 1 << 21, 18.5), row("add", "tiled", 1 << 22, 40.0),
+                           row("add", "tiled", 1 << 22, 40.4), row("add", "cuda_kernel", 1 << 22, 37.0),
+                           row("add", "cuda_kernel", 1 << 22, 37.0)]})
         section = text.split("## Mid sizes on the GPU")[1].split("\n## ")[0]
         lines = section.splitlines()
         add = next(line for line in lines if line.startswith("| add | double | 65,536 |"))
         self.assertIn("cuda_kernel", add)          # the fastest other row, not naive
-        self.assertIn("| 0.900x | 0.50 | 1.025 | floor |", add)  # 3.6 / 4.0; (3.6 + 0.5) / 4.0
+        self.assertIn("| 0.900x | 0.50 | 1.025 | – | floor |", add)  # 3.6 / 4.0; (3.6 + 0.5) / 4.0
         big = next(line for line in lines if line.startswith("| add | double | 1,048,576 |"))
-        self.assertIn("| 0.900x | 0.50 | 0.950 | **not met** |", big)  # (9.0 + 0.5) / 10.0 < 0.97
+        self.assertIn("| 0.900x | 0.50 | 0.950 | – | **not met** |", big)  # (9.0 + 0.5) / 10.0 < 0.97
         dot = next(line for line in lines if line.startswith("| dot | double | 65,536 |"))
         self.assertIn("kokkosblas", dot)           # in-place forms are not peers
-        self.assertIn("| 2.00 | 0.833 | **not met** |", dot)  # two Kokkos launches: 0.5 + 1.5; (5.5 + 2.0) / 9.0
+        self.assertIn("| 2.00 | 0.833 | – | **not met** |", dot)  # two Kokkos launches: 0.5 + 1.5; (5.5 + 2.0) / 9.0
         # With the counter: one Kokkos parallel_reduce (1.5), or a team kernel and a folding team (0.5 + 0.5).
         one = next(line for line in lines if line.startswith("| dot | double | 1,048,576 |"))
-        self.assertIn("| 0.778x | 1.50 | 0.944 | **not met** |", one)  # (7.0 + 1.5) / 9.0
+        self.assertIn("| 0.778x | 1.50 | 0.944 | – | **not met** |", one)  # (7.0 + 1.5) / 9.0
         two = next(line for line in lines if line.startswith("| dot | double | 4,194,304 |"))
-        self.assertIn("| 0.925x | 1.00 | 0.975 | floor |", two)  # (18.5 + 1.0) / 20.0
+        self.assertIn("| 0.925x | 1.00 | 0.975 | – | floor |", two)  # (18.5 + 1.0) / 20.0
+        # 0.95 of the bound, 0.02 short of 0.97: inside tiled's cv of 4 % (stdev 0.8 of a mean of 20.0)
+        inside = next(line for line in lines if line.startswith("| add | double | 2,097,152 |"))
+        self.assertIn("| 0.925x | 0.50 | 0.950 | 4.0 | within the A/A |", inside)
+        # (37.0 + 0.5) / 40.0 = 0.938 (the median of two: the faster), 0.032 short: outside a cv of 0.7 %
+        outside = next(line for line in lines if line.startswith("| add | double | 4,194,304 |"))
+        self.assertIn("| 0.938 | 0.7 | **not met** |", outside)
 
     def test_before_and_after_keys_give_kstreams_rows_with_their_spread(self):
         def change(name, n, old, new):
