@@ -357,7 +357,7 @@ int row_chunk_passes(std::int64_t chunks, int team_size, std::int64_t resident_t
   return (chunks + 3) / 4 > row_four_passes_per_team * resident_teams(team_size, resident_threads) ? 4 : 2;
 }
 
-DeviceReduction device_reduction(const ReducePlan& rp, int W, std::int64_t resident_threads) {
+DeviceReduction device_reduction(const ReducePlan& rp, int W, std::int64_t resident_threads, bool writes) {
   DeviceReduction d;
   d.packed = W > 1 && rp.width == W;
   const bool rows = rp.rows > 1;
@@ -367,6 +367,10 @@ DeviceReduction device_reduction(const ReducePlan& rp, int W, std::int64_t resid
   d.chunks = device_chunks(d.covered, W, d.passes);
   d.teams = one_launch_teams(one_pass, device_team_size, resident_threads);
   d.one_team_fold = d.teams == 0 && d.chunks <= one_team_fold_partials;
+  // A fused output's rows in chunks of several passes: a warp's own share of the chunk, so that its cursors cross
+  // rows once in row_packs / 32 steps (the fused kernel spends its time between round trips on those crossings).
+  // The dot's kernel, at 64 registers, spills in that loop; chunks of one pass gain nothing from it.
+  d.row_lanes = writes && rows && d.packed && d.passes > 1 ? device_row_lanes : device_team_size;
   return d;
 }
 

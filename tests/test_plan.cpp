@@ -502,6 +502,20 @@ TEST(Plan, DeviceReductionsTakeTheirChunksPassesLaunchesAndFoldFromThePlan) {
   EXPECT_EQ(d.chunks, (d.covered + 4 * 4096 - 1) / (4 * 4096));
   EXPECT_EQ(d.launches(), 2);
   EXPECT_TRUE(d.one_team_fold);
+  EXPECT_EQ(d.row_lanes, 256) << "the dot's rows: the team reads consecutive packs";
+  // With a fused output, each warp reads its own share of a chunk of several passes; chunks of one pass (the
+  // 126^3 interior of a 128^3 field: 126^2 rows of 30 packs, 466 chunks, one launch) keep the team's.
+  const Operand fused[] = {field, field, field};
+  d = impl::device_reduction(impl::plan_reduction(fused, 3, 2), 4, h200, true);
+  EXPECT_EQ(d.passes, 4);
+  EXPECT_EQ(d.row_lanes, impl::device_row_lanes);
+  const Operand small = tensor<3>(4, {126, 126, 126}, {128 * 128, 128, 1}, 128 * 128 + 128 + 1);
+  const Operand smalls[] = {small, small, small};
+  d = impl::device_reduction(impl::plan_reduction(smalls, 3, 2), 4, h200, true);
+  EXPECT_TRUE(d.packed);
+  EXPECT_EQ(d.passes, 1);
+  EXPECT_EQ(d.row_lanes, 256);
+  EXPECT_EQ(impl::device_reduction(impl::plan_reduction(fused, 3, 2), 4, h200, false).row_lanes, 256);
   // Rows of single elements (a pitch that moves each row's alignment) cover every element, in passes of one.
   const Operand odd = tensor<2>(4, {1000, 1000}, {1001, 1});
   const Operand odds[] = {odd, odd};

@@ -298,8 +298,9 @@ void check_overlap(const Call& c) {
 
 /// A device reduction over rows: chunks of 256 x 4 x W elements of the flattened rows (rows of packs: of their
 /// whole packs, in chunks of one, two and four passes, as row_chunk_passes gives large calls), 256 threads each, every
-/// thread's items one team apart, its row from a RowCursor, then the edges of the rows whose first pack the chunk
-/// holds (as DeviceReduceTiles does). Every element once, at the operands' elements of its multi-index (the first
+/// thread's items one team apart (or, in chunks of several passes, one warp apart in its warp's share: a fused
+/// output's DeviceReduction::row_lanes), its row from a RowCursor, then the edges of the rows whose first pack the
+/// chunk holds (as DeviceReduceTiles does). Every element once, at the operands' elements of its multi-index (the first
 /// operand orders the dimensions here); packs aligned in every operand.
 void check_reduction(Call& c) {
   const int count = int(c.ops.size());
@@ -320,9 +321,10 @@ void check_reduction(Call& c) {
   const RowItems row = V > 1 ? RowItems(r.row_lead, V, r.row_length) : RowItems(0, 1, r.row_length);
   CHECK(row.items == (V > 1 ? r.row_packs() : r.row_length), row.items);
   const std::int64_t per_row = row.items, covered = r.rows * per_row * V, lead = row.lead;
-  const FastDivider rows_of = rows_divider(per_row, threads);
+  FastDivider rows_of;
   std::vector<int> seen;
   std::int64_t chunk = 0;
+  int lanes = threads;
   auto walk = [&](auto tag) {
     constexpr int N = decltype(tag)::value;
     const Operand* list[N];
@@ -340,14 +342,16 @@ void check_reduction(Call& c) {
     for (std::int64_t first = 0; first < covered; first += chunk) {
       const std::int64_t last = std::min(covered, first + chunk), end = last / V;
       for (int rank = 0; rank < threads; ++rank) {
-        std::int64_t item = first / V + rank;
-        if (item >= end) continue;
+        const ThreadItems mine = thread_items(first / V, end, chunk / V, rank, threads, lanes);
+        std::int64_t item = mine.item;
+        if (item >= mine.end) continue;
+        CHECK(mine.end <= end && item >= first / V, item, mine.end);
         RowCursor<N> cursor(starts, per_row, item);
-        for (; item < end; item += threads) {
+        for (; item < mine.end; item += mine.step) {
           if (V > 1)
             for (int k = 0; k < N; ++k) check_pack(c, k, c.at(k, cursor.base[k] + lead + cursor.at * V));
           for (int lane = 0; lane < V; ++lane) visit(cursor.base, lead + cursor.at * V + lane);
-          cursor.advance(starts, rows_of, threads);
+          cursor.advance(starts, rows_of, mine.step);
         }
       }
       if (V == 1 || row.edges == 0) continue;
@@ -361,15 +365,20 @@ void check_reduction(Call& c) {
     }
   };
   for (int passes = 1; passes <= (V > 1 ? 4 : 1); passes *= 2) {  // rows of packs: one pass, two and four
-    chunk = std::int64_t(threads) * 4 * W * passes;
-    seen.assign(std::size_t(r.n), 0);
-    switch (count) {
-      case 2: walk(std::integral_constant<int, 2>{}); break;
-      case 3: walk(std::integral_constant<int, 3>{}); break;
-      case 4: walk(std::integral_constant<int, 4>{}); break;
-      default: walk(std::integral_constant<int, 5>{}); break;
+    for (const int width : {threads, device_row_lanes}) {  // a team's width, and a warp's share (several passes)
+      if (width < threads && passes == 1) continue;
+      lanes = width;
+      chunk = std::int64_t(threads) * 4 * W * passes;
+      rows_of = rows_divider(per_row, lanes);
+      seen.assign(std::size_t(r.n), 0);
+      switch (count) {
+        case 2: walk(std::integral_constant<int, 2>{}); break;
+        case 3: walk(std::integral_constant<int, 3>{}); break;
+        case 4: walk(std::integral_constant<int, 4>{}); break;
+        default: walk(std::integral_constant<int, 5>{}); break;
+      }
+      for (std::size_t i = 0; i < seen.size(); ++i) CHECK(seen[i] == 1, std::int64_t(i), passes * 1000 + lanes);
     }
-    for (std::size_t i = 0; i < seen.size(); ++i) CHECK(seen[i] == 1, std::int64_t(i), passes);
   }
 }
 

@@ -148,6 +148,21 @@ inline FastDivider rows_divider(std::int64_t per_row, std::int64_t by) {
   return FastDivider(std::uint32_t(per_row <= by ? per_row : 1));
 }
 
+/// One thread's items of a device reduction's chunk of rows, items [first, end) (chunk_items of them but in the
+/// last chunk): from `item` to `end`, `step` apart. Thread `rank` of `threads` takes every threads-th item from
+/// first + rank; with groups of `lanes` threads (lanes < threads), its group's own contiguous share of the chunk,
+/// every lanes-th item.
+struct ThreadItems {
+  std::int64_t item, end;
+  int step;
+};
+KOKKOS_FORCEINLINE_FUNCTION ThreadItems thread_items(std::int64_t first, std::int64_t end, std::int64_t chunk_items,
+                                                     int rank, int threads, int lanes) {
+  if (lanes >= threads) return {first + rank, end, threads};
+  const std::int64_t share = chunk_items / (threads / lanes), from = first + rank / lanes * share;
+  return {from + rank % lanes, end < from + share ? end : from + share, lanes};
+}
+
 /// How a device reduction reads each of the flattened rows (kstream/impl/plan.hpp, ReducePlan): `items` items, packs
 /// of `width` elements from element `lead` (or single elements: width 1, lead 0), then the row's other `edges`
 /// elements (lead before the packs, the rest after), one by one, by the team whose chunk holds the row's first item.

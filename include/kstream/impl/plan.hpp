@@ -218,6 +218,10 @@ int row_chunk_passes(std::int64_t chunks, int team_size, std::int64_t resident_t
 /// Device reductions: teams of device_team_size threads, each thread with device_in_flight packs (or elements) of
 /// each input in flight (kstream/impl/reduce_kernel.hpp).
 inline constexpr int device_team_size = 256, device_in_flight = 4;
+/// Device reductions with a fused output over rows in chunks of several passes: threads (a warp on CUDA) that read
+/// consecutive items of their own share of a chunk (DeviceReduction::row_lanes).
+inline constexpr int device_row_lanes = 32;
+static_assert(device_team_size % device_row_lanes == 0, "a team is whole groups of row lanes");
 
 /// Elements of one device chunk: `passes` passes of a team's packs in flight (a multiple of W, so packs never
 /// straddle chunks); one pass but for rows of packs (row_chunk_passes). Host and device: a plain constexpr function
@@ -240,6 +244,8 @@ struct DeviceReduction {
   std::int64_t teams = 0;      ///< one launch of this many teams (one_launch_teams), or 0: a team per chunk, then a
                                ///< kernel that folds their partial results
   bool one_team_fold = false;  ///< two launches: one team folds the partials (else Kokkos' parallel_reduce)
+  int row_lanes = device_team_size;  ///< rows: threads that read consecutive items (device_row_lanes: each group of
+                                     ///< them its own share of the chunk), else the whole team
   int launches() const { return teams > 0 ? 1 : 2; }
 };
 
@@ -249,9 +255,9 @@ struct DeviceReduction {
 inline constexpr std::int64_t one_team_fold_partials = 16384;
 
 /// A device reduction planned as `rp`, over elements of which W fill a 16-byte pack, on a device whose
-/// concurrency is `resident_threads`: the chunks, their passes and the launches, for the kernels and for anyone
-/// who reports what ran.
-DeviceReduction device_reduction(const ReducePlan& rp, int W, std::int64_t resident_threads);
+/// concurrency is `resident_threads`, with a fused output or not (`writes`): the chunks, their passes, how their
+/// rows are read and the launches, for the kernels and for anyone who reports what ran.
+DeviceReduction device_reduction(const ReducePlan& rp, int W, std::int64_t resident_threads, bool writes = false);
 
 /// Views a reduction takes: eight inputs and a fused output.
 inline constexpr int max_reduction_operands = 9;

@@ -67,7 +67,8 @@ struct DeviceReduceTiles : ReduceRows<Rows, Step::operands> {
   Step step;
   std::int64_t n;
   bool packed;
-  std::int32_t passes = 1;  // passes of packs in flight a chunk holds (row_chunk_passes)
+  std::int16_t lanes = device_team_size;  // rows: threads that read consecutive items (DeviceReduction::row_lanes)
+  std::int32_t passes = 1;                // passes of packs in flight a chunk holds (row_chunk_passes)
   Acc* partials;
 
   DeviceReduceTiles(const Reducer& r_, const Step& step_, std::int64_t n_, bool packed_, Acc* partials_)
@@ -75,17 +76,19 @@ struct DeviceReduceTiles : ReduceRows<Rows, Step::operands> {
 
   /// Two launches: the team's value into partials[team], folded by the next kernel.
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
-    Acc mine = thread_value(team, team.league_rank());
+    Acc mine = thread_value<true>(team, team.league_rank());
     team.team_reduce(KokkosReducer<Reducer, Acc, Kokkos::HostSpace>(r, mine));  // (a scalar, as Kokkos::Sum)
     if (team.team_rank() == 0) partials[team.league_rank()] = mine;
   }
   /// One launch (one_launch_teams): each thread's value of its team's chunk into Kokkos' reduction over the
   /// threads and teams, whose order is fixed for a given league and device.
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team, Acc& value) const {
-    value = r(value, thread_value(team, team.league_rank()));
+    value = r(value, thread_value<false>(team, team.league_rank()));
   }
 
-  /// This thread's share of chunk `chunk`.
+  /// This thread's share of chunk `chunk`; Shares: a fused output's rows may be read in warps' shares (two
+  /// launches: DeviceReduction::row_lanes; one launch is of chunks of one pass, read by the team's width).
+  template <bool Shares>
   KOKKOS_INLINE_FUNCTION Acc thread_value(const member_type& team, std::int64_t chunk) const {
     Acc acc[InFlight];
     KSTREAM_DEVICE_UNROLL
@@ -95,10 +98,10 @@ struct DeviceReduceTiles : ReduceRows<Rows, Step::operands> {
     const std::int64_t last = first + items < n ? first + items : n;
     if constexpr (Rows) {
       if (packed) {
-        accumulate_rows<W>(first, last, team.team_rank(), team.team_size(), acc);
+        accumulate_rows<W, Shares>(first, last, team.team_rank(), team.team_size(), acc);
         accumulate_edges(first / W, last / W, team.team_rank(), team.team_size(), acc[0]);
       } else {
-        accumulate_rows<1>(first, last, team.team_rank(), team.team_size(), acc);
+        accumulate_rows<1, Shares>(first, last, team.team_rank(), team.team_size(), acc);
       }
     } else {
       accumulate(step, first, last, team.team_rank(), team.team_size(), acc);
@@ -110,13 +113,20 @@ struct DeviceReduceTiles : ReduceRows<Rows, Step::operands> {
   }
 
   /// Items (V elements: a pack, or one) [first, last) / V of the flattened rows into this thread's accumulators;
-  /// every load in flight issued before any is reduced (or stored: a fused output may alias an input).
-  template <int V>
+  /// every load in flight issued before any is reduced (or stored: a fused output may alias an input). The team's
+  /// threads read consecutive items, each `threads` items on; with a fused output, groups of `lanes` threads
+  /// (DeviceReduction::row_lanes: a warp) each read their own contiguous share of the chunk (thread_items), so that
+  /// a cursor crosses into the next row once in a row's items / lanes steps, not at almost every step.
+  template <int V, bool Shares>
   KOKKOS_INLINE_FUNCTION void accumulate_rows(std::int64_t first, std::int64_t last, int rank, int threads,
                                               Acc (&acc)[InFlight]) const {
-    const std::int64_t end = last / V, lead = this->row.lead;
-    std::int64_t item = first / V + rank;
+    const ThreadItems mine = thread_items(first / V, last / V, device_chunk_items(W, passes) / V, rank, threads,
+                                          Shares && Step::writes ? int(this->lanes) : threads);
+    std::int64_t item = mine.item;
+    const std::int64_t end = mine.end;
+    threads = mine.step;
     if (item >= end) return;
+    const std::int64_t lead = this->row.lead;
     RowCursor<K> cursor(this->starts, this->row.items, item);
     for (; item + (InFlight - 1) * threads < end; item += InFlight * threads) {
       std::int64_t offset[InFlight][K];
@@ -255,7 +265,7 @@ void reduce_tiles(const Sink& sink, const char* label, const ExecSpace& exec, co
   constexpr bool convert = !std::is_same_v<typename result_value<Result, Acc>::type, Acc>;
   if constexpr (is_device_execution_space_v<ExecSpace>) {
     using Space = typename ExecSpace::memory_space;
-    const DeviceReduction how = device_reduction(rp, W, exec.concurrency());
+    const DeviceReduction how = device_reduction(rp, W, exec.concurrency(), Step::writes);
     const bool rows = rp.rows > 1;  // each row read as `row`: its whole packs (its edges go with them), or elements
     const RowItems row = how.packed ? RowItems(rp.row_lead, W, rp.row_length) : RowItems(0, 1, rp.row_length);
     const std::int64_t chunks = how.chunks, teams = how.teams;
@@ -273,7 +283,8 @@ void reduce_tiles(const Sink& sink, const char* label, const ExecSpace& exec, co
       DeviceReduceTiles<ExecSpace, Acc, W, Reducer, Step, true> tiles(r, step, how.covered, how.packed, partials);
       tiles.starts = RowStarts<Step::operands>(rp.geometry, operands, 1);
       tiles.row = row;
-      tiles.rows_of = rows_divider(row.items, device_team_size);
+      tiles.lanes = std::int16_t(how.row_lanes);
+      tiles.rows_of = rows_divider(row.items, how.row_lanes);
       tiles.passes = how.passes;
       return use(tiles);
     };
