@@ -369,7 +369,8 @@ DeviceReduction device_reduction(const ReducePlan& rp, int W, std::int64_t resid
   d.one_team_fold = d.teams == 0 && d.chunks <= one_team_fold_partials;
   // A fused output's rows in chunks of several passes: a warp's own share of the chunk, so that its cursors cross
   // rows once in row_packs / 32 steps (the fused kernel spends its time between round trips on those crossings).
-  // The dot's kernel, at 64 registers, spills in that loop; chunks of one pass gain nothing from it.
+  // The dot's kernel, at 64 registers, spilled in that loop and ran slower; chunks of one pass run in one launch,
+  // whose kernel (no launch bounds) the shares took from 80 to 94 registers (docs/engine.md).
   d.row_lanes = writes && rows && d.packed && d.passes > 1 ? device_row_lanes : device_team_size;
   return d;
 }
