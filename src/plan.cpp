@@ -370,8 +370,10 @@ DeviceReduction device_reduction(const ReducePlan& rp, int W, std::int64_t resid
   // A fused output's rows in chunks of several passes: a warp's own share of the chunk, so that its cursors cross
   // rows once in row_packs / 32 steps (the fused kernel spends its time between round trips on those crossings).
   // The dot's kernel, at 64 registers, spilled in that loop and ran slower; chunks of one pass run in one launch,
-  // whose kernel (no launch bounds) the shares took from 80 to 94 registers (docs/engine.md).
-  d.row_lanes = writes && rows && d.packed && d.passes > 1 ? device_row_lanes : device_team_size;
+  // whose kernel (no launch bounds) the shares took from 80 to 94 registers; rows of fewer than two warps' packs
+  // still cross a row every other step in shares, and read as the team does (docs/engine.md).
+  const bool shares = writes && rows && d.packed && d.passes > 1 && rp.row_packs() >= 2 * device_row_lanes;
+  d.row_lanes = shares ? device_row_lanes : device_team_size;
   return d;
 }
 

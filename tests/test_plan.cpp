@@ -516,6 +516,18 @@ TEST(Plan, DeviceReductionsTakeTheirChunksPassesLaunchesAndFoldFromThePlan) {
   EXPECT_EQ(d.passes, 1);
   EXPECT_EQ(d.row_lanes, 256);
   EXPECT_EQ(impl::device_reduction(impl::plan_reduction(fused, 3, 2), 4, h200, false).row_lanes, 256);
+  // Rows of fewer than two warps' packs (the 254^3 interior of a 256^3 field: 62 packs of floats) keep the team's
+  // width in chunks of two passes; its doubles (126 packs) take the shares.
+  const Operand mid = tensor<3>(4, {254, 254, 254}, {256 * 256, 256, 1}, 256 * 256 + 256 + 1);
+  const Operand mids[] = {mid, mid, mid};
+  d = impl::device_reduction(impl::plan_reduction(mids, 3, 2), 4, h200, true);
+  EXPECT_EQ(d.passes, 2);
+  EXPECT_EQ(d.row_lanes, 256);
+  const Operand mid8 = tensor<3>(8, {254, 254, 254}, {256 * 256, 256, 1}, 256 * 256 + 256 + 1);
+  const Operand mid8s[] = {mid8, mid8, mid8};
+  d = impl::device_reduction(impl::plan_reduction(mid8s, 3, 2), 2, h200, true);
+  EXPECT_EQ(d.passes, 2);
+  EXPECT_EQ(d.row_lanes, impl::device_row_lanes);
   // Rows of single elements (a pitch that moves each row's alignment) cover every element, in passes of one.
   const Operand odd = tensor<2>(4, {1000, 1000}, {1001, 1});
   const Operand odds[] = {odd, odd};
