@@ -218,8 +218,8 @@ int row_chunk_passes(std::int64_t chunks, int team_size, std::int64_t resident_t
 /// Device reductions: teams of device_team_size threads, each thread with device_in_flight packs (or elements) of
 /// each input in flight (kstream/impl/reduce_kernel.hpp).
 inline constexpr int device_team_size = 256, device_in_flight = 4;
-/// Device reductions with a fused output over rows in chunks of several passes: threads (a warp on CUDA) that read
-/// consecutive items of their own share of a chunk (DeviceReduction::row_lanes).
+/// Device reductions with a fused output over rows of at least two groups' packs, in chunks of several passes:
+/// threads (a warp on CUDA) that read consecutive items of their own share of a chunk (DeviceReduction::row_lanes).
 inline constexpr int device_row_lanes = 32;
 static_assert(device_team_size % device_row_lanes == 0, "a team is whole groups of row lanes");
 
