@@ -1,8 +1,10 @@
-// Aliasing checks (kstream/impl/overlap.hpp, worded by kstream/impl/checks.hpp): which output and input views may share
-// elements, on the normalized description of the pair (kstream/impl/plan.hpp).
+// The runtime checks of a call's views (kstream/impl/overlap.hpp): extents, and which output and input views may
+// share elements, on the normalized description of the pair (kstream/impl/plan.hpp).
 #include <algorithm>
 #include <kstream/impl/overlap.hpp>
 #include <kstream/impl/plan.hpp>
+#include <stdexcept>
+#include <string>
 
 namespace kstream::impl {
 namespace {
@@ -83,6 +85,71 @@ Overlap overlap_of(const Operand& out, const Operand& in) {
       break;
   }
   return Overlap::possible;
+}
+
+namespace {
+
+[[noreturn]] void fail(const char* op, const std::string& what) {
+  throw std::invalid_argument(std::string(op) + ": " + what);
+}
+
+/// Parameter `position` as the messages name it: 'name' (label "...").
+std::string describe(Names names, std::size_t position, const ViewLabel& view) {
+  const std::string name = names ? names[position] : position == 0 ? "out" : "input " + std::to_string(position - 1);
+  const std::string label = view.read(view.view);
+  return "'" + name + "'" + (label.empty() ? std::string() : " (label \"" + label + "\")");
+}
+
+/// Fails unless operands[position] has operands[0]'s extents.
+void check_extent(const char* op, Names names, const Operand* const* operands, const ViewLabel* labels,
+                  std::size_t position) {
+  const Operand &view = *operands[position], &reference = *operands[0];
+  for (int r = 0; r < view.rank; ++r) {
+    if (view.extents[r] == reference.extents[r]) continue;
+    fail(op, std::string("extent mismatch") + (view.rank > 1 ? " in dimension " + std::to_string(r) : "") + ": " +
+                 describe(names, position, labels[position]) + " has extent " + std::to_string(view.extents[r]) +
+                 " but " + describe(names, 0, labels[0]) + " has extent " + std::to_string(reference.extents[r]));
+  }
+}
+
+}  // namespace
+
+void check_extents(const char* op, Names names, const Operand* const* operands, const ViewLabel* labels,
+                   std::size_t count) {
+  for (std::size_t position = 1; position < count; ++position) check_extent(op, names, operands, labels, position);
+}
+
+void check_elementwise(const char* op, Names names, const Operand* const* operands, const ViewLabel* labels,
+                       std::size_t count) {
+  const Operand& target = *operands[0];
+  for (int r = 0; r < target.rank; ++r)
+    if (target.extents[r] > 1 && target.strides[r] == 0 && target.size() > 1)
+      fail(op, "output " + describe(names, 0, labels[0]) + " has stride 0" +
+                   (target.rank > 1 ? " in dimension " + std::to_string(r) : "") +
+                   ": every element would be written by several threads");
+  if (!distinct_elements(target))
+    fail(op, "output " + describe(names, 0, labels[0]) +
+                 " maps several indices to one element (its strides do not nest): they would be written by several "
+                 "threads");
+  for (std::size_t position = 1; position < count; ++position) {  // each input's extents, then its overlap
+    check_extent(op, names, operands, labels, position);
+    const Operand& source = *operands[position];
+    if (!ranges_intersect(target, source)) continue;
+    switch (overlap_of(target, source)) {
+      case Overlap::none:
+      case Overlap::exact:
+        continue;
+      case Overlap::partial:
+        fail(op, "output " + describe(names, 0, labels[0]) + " partially overlaps input " +
+                     describe(names, position, labels[position]) + " (only exact aliasing, out == input, is allowed)");
+      case Overlap::possible:
+        fail(op, "output " + describe(names, 0, labels[0]) + " may overlap input " +
+                     describe(names, position, labels[position]) +
+                     ": their memory ranges intersect and kstream cannot prove that they share no element (a "
+                     "conservative check; allowed are exact aliasing, out == input, and views whose elements are "
+                     "provably distinct)");
+    }
+  }
 }
 
 }  // namespace kstream::impl

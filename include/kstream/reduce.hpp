@@ -81,11 +81,13 @@ struct DotProduct {
 
 /// The inputs of a reduction all have the first one's extents (and rank).
 template <class View, class... Views>
-void check_reduce_inputs([[maybe_unused]] const char* op, [[maybe_unused]] Names names, const View& first,
-                         const Views&... rest) {
+void check_reduce_inputs(const char* op, Names names, const View& first, const Views&... rest) {
   static_check_same_rank<View, Views...>();
-  [[maybe_unused]] std::size_t position = 0;
-  (check_extent(op, names, ++position, rest, 0, first), ...);
+  const Operand operands[] = {operand_of(first), operand_of(rest)...};
+  const ViewLabel labels[] = {view_label(first), view_label(rest)...};
+  const Operand* all[1 + sizeof...(Views)];
+  for (std::size_t k = 0; k <= sizeof...(Views); ++k) all[k] = &operands[k];
+  check_extents(op, names, all, labels, 1 + sizeof...(Views));
 }
 
 template <class ExecSpace, class Result>

@@ -1,7 +1,10 @@
 #pragma once
-// Which views may share elements, from their descriptions alone (src/checks.cpp; kstream/impl/checks.hpp words
-// the errors).
+// Which views may share elements, and the runtime checks of a call's views that throw std::invalid_argument, from
+// their descriptions alone: compiled once in the library (src/checks.cpp), whatever the views' types
+// (kstream/impl/checks.hpp makes the descriptions).
+#include <cstddef>
 #include <kstream/impl/operand.hpp>
+#include <string>
 
 namespace kstream::impl {
 
@@ -23,5 +26,24 @@ inline bool ranges_intersect(const Operand& a, const Operand& b) {
 
 /// Whether an output's elements are provably distinct from one another (no stride 0, strides that nest).
 bool distinct_elements(const Operand& out);
+
+/// The parameter names of a call, output first ({"out", "x", "y"}); nullptr: "out", "input 0", "input 1", ...
+using Names = const char* const*;
+
+/// A view as the checks' messages name it: its label, read only when a check fails (a call allocates no string).
+struct ViewLabel {
+  const void* view;
+  std::string (*read)(const void*);
+};
+
+/// Fails unless operands[k] has operands[0]'s extents, for each k from 1 to count - 1 (parameter k: names[k],
+/// labels[k]).
+void check_extents(const char* op, Names names, const Operand* const* operands, const ViewLabel* labels,
+                   std::size_t count);
+
+/// Runtime checks of an elementwise call on operands[0] (the output) and its inputs operands[1, count): the
+/// output's elements distinct, then each input's extents and overlap.
+void check_elementwise(const char* op, Names names, const Operand* const* operands, const ViewLabel* labels,
+                       std::size_t count);
 
 }  // namespace kstream::impl
