@@ -100,42 +100,40 @@ std::string describe(Names names, std::size_t position, const ViewLabel& view) {
   return "'" + name + "'" + (label.empty() ? std::string() : " (label \"" + label + "\")");
 }
 
-/// Fails unless operands[position] has operands[0]'s extents.
-void check_extent(const char* op, Names names, const Operand* const* operands, const ViewLabel* labels,
+/// Fails unless `view` (parameter `position`) has `first`'s extents (parameter 0).
+void check_extent(const char* op, Names names, const ViewLabel* labels, const Operand& first, const Operand& view,
                   std::size_t position) {
-  const Operand &view = *operands[position], &reference = *operands[0];
   for (int r = 0; r < view.rank; ++r) {
-    if (view.extents[r] == reference.extents[r]) continue;
+    if (view.extents[r] == first.extents[r]) continue;
     fail(op, std::string("extent mismatch") + (view.rank > 1 ? " in dimension " + std::to_string(r) : "") + ": " +
                  describe(names, position, labels[position]) + " has extent " + std::to_string(view.extents[r]) +
-                 " but " + describe(names, 0, labels[0]) + " has extent " + std::to_string(reference.extents[r]));
+                 " but " + describe(names, 0, labels[0]) + " has extent " + std::to_string(first.extents[r]));
   }
 }
 
 }  // namespace
 
-void check_extents(const char* op, Names names, const Operand* const* operands, const ViewLabel* labels,
+void check_extents(const char* op, Names names, const ViewLabel* labels, const Operand& first, const Operand* others,
                    std::size_t count) {
-  for (std::size_t position = 1; position < count; ++position) check_extent(op, names, operands, labels, position);
+  for (std::size_t k = 0; k < count; ++k) check_extent(op, names, labels, first, others[k], k + 1);
 }
 
-void check_elementwise(const char* op, Names names, const Operand* const* operands, const ViewLabel* labels,
-                       std::size_t count) {
-  const Operand& target = *operands[0];
-  for (int r = 0; r < target.rank; ++r)
-    if (target.extents[r] > 1 && target.strides[r] == 0 && target.size() > 1)
+void check_elementwise(const char* op, Names names, const ViewLabel* labels, const Operand& out, const Operand* ins,
+                       std::size_t inputs) {
+  for (int r = 0; r < out.rank; ++r)
+    if (out.extents[r] > 1 && out.strides[r] == 0 && out.size() > 1)
       fail(op, "output " + describe(names, 0, labels[0]) + " has stride 0" +
-                   (target.rank > 1 ? " in dimension " + std::to_string(r) : "") +
+                   (out.rank > 1 ? " in dimension " + std::to_string(r) : "") +
                    ": every element would be written by several threads");
-  if (!distinct_elements(target))
+  if (!distinct_elements(out))
     fail(op, "output " + describe(names, 0, labels[0]) +
                  " maps several indices to one element (its strides do not nest): they would be written by several "
                  "threads");
-  for (std::size_t position = 1; position < count; ++position) {  // each input's extents, then its overlap
-    check_extent(op, names, operands, labels, position);
-    const Operand& source = *operands[position];
-    if (!ranges_intersect(target, source)) continue;
-    switch (overlap_of(target, source)) {
+  for (std::size_t k = 0; k < inputs; ++k) {  // each input's extents, then its overlap
+    const std::size_t position = k + 1;
+    check_extent(op, names, labels, out, ins[k], position);
+    if (!ranges_intersect(out, ins[k])) continue;
+    switch (overlap_of(out, ins[k])) {
       case Overlap::none:
       case Overlap::exact:
         continue;

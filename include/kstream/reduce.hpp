@@ -85,9 +85,7 @@ void check_reduce_inputs(const char* op, Names names, const View& first, const V
   static_check_same_rank<View, Views...>();
   const Operand operands[] = {operand_of(first), operand_of(rest)...};
   const ViewLabel labels[] = {view_label(first), view_label(rest)...};
-  const Operand* all[1 + sizeof...(Views)];
-  for (std::size_t k = 0; k <= sizeof...(Views); ++k) all[k] = &operands[k];
-  check_extents(op, names, all, labels, 1 + sizeof...(Views));
+  check_extents(op, names, labels, operands[0], operands + 1, sizeof...(Views));
 }
 
 template <class ExecSpace, class Result>

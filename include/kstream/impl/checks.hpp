@@ -52,9 +52,7 @@ CallOperands<sizeof...(InViews)> check_arguments(const char* op, Names names, co
                                                  const InViews&... ins) {
   const CallOperands<sizeof...(InViews)> operands{operand_of(out), {operand_of(ins)...}};
   const ViewLabel labels[] = {view_label(out), view_label(ins)...};
-  const Operand* all[1 + sizeof...(InViews)] = {&operands.out};
-  for (std::size_t k = 0; k < sizeof...(InViews); ++k) all[k + 1] = &operands.ins[k];
-  check_elementwise(op, names, all, labels, 1 + sizeof...(InViews));
+  check_elementwise(op, names, labels, operands.out, operands.ins, sizeof...(InViews));
   return operands;
 }
 

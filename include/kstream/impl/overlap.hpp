@@ -36,14 +36,14 @@ struct ViewLabel {
   std::string (*read)(const void*);
 };
 
-/// Fails unless operands[k] has operands[0]'s extents, for each k from 1 to count - 1 (parameter k: names[k],
-/// labels[k]).
-void check_extents(const char* op, Names names, const Operand* const* operands, const ViewLabel* labels,
+/// Fails unless each of others[0, count) has first's extents. Parameter 0 is first, parameter k + 1 others[k]
+/// (names and labels in that order).
+void check_extents(const char* op, Names names, const ViewLabel* labels, const Operand& first, const Operand* others,
                    std::size_t count);
 
-/// Runtime checks of an elementwise call on operands[0] (the output) and its inputs operands[1, count): the
+/// Runtime checks of an elementwise call on out and its inputs ins[0, inputs) (names and labels: out first): the
 /// output's elements distinct, then each input's extents and overlap.
-void check_elementwise(const char* op, Names names, const Operand* const* operands, const ViewLabel* labels,
-                       std::size_t count);
+void check_elementwise(const char* op, Names names, const ViewLabel* labels, const Operand& out, const Operand* ins,
+                       std::size_t inputs);
 
 }  // namespace kstream::impl
