@@ -19,19 +19,7 @@ using Kokkos::Experimental::half_t;
 
 template <class Space>
 using LowCasesFor = ::testing::Types<Case<Space, half_t>, Case<Space, bhalf_t>>;
-template <class... Lists>
-using ConcatLow = typename Concat<Lists...>::type;
-using LowCases = ConcatLow<
-#if defined(KOKKOS_ENABLE_SERIAL)
-    LowCasesFor<Kokkos::Serial>,
-#endif
-#if defined(KOKKOS_ENABLE_OPENMP)
-    LowCasesFor<Kokkos::OpenMP>,
-#endif
-#if defined(KSTREAM_TEST_GPU)
-    LowCasesFor<GpuSpace>,
-#endif
-    ::testing::Types<>>;
+using LowCases = ForEachTestedSpace<LowCasesFor>;
 
 struct LowCaseNames {
   template <class C>

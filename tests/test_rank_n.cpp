@@ -9,7 +9,7 @@ namespace {
 
 template <class C>
 class RankTest : public ::testing::Test {};
-TYPED_TEST_SUITE(RankTest, RankCases, CaseNames);
+TYPED_TEST_SUITE(RankTest, AllCases, CaseNames);
 
 template <class C, int R>
 void check_add_on_every_mapping() {

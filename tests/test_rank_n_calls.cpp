@@ -7,7 +7,7 @@ namespace {
 
 template <class C>
 class RankCallsTest : public ::testing::Test {};
-TYPED_TEST_SUITE(RankCallsTest, RankCases, CaseNames);
+TYPED_TEST_SUITE(RankCallsTest, AllCases, CaseNames);
 
 template <class C, int R>
 void check_fma_and_four_inputs() {

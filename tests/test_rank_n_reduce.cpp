@@ -8,7 +8,7 @@ namespace {
 
 template <class C>
 class RankReduceTest : public ::testing::Test {};
-TYPED_TEST_SUITE(RankReduceTest, RankCases, CaseNames);
+TYPED_TEST_SUITE(RankReduceTest, AllCases, CaseNames);
 
 template <class T>
 struct Times {

@@ -42,18 +42,6 @@ struct Concat<::testing::Types<A...>, ::testing::Types<B...>, Rest...> {
   using type = typename Concat<::testing::Types<A..., B...>, Rest...>::type;
 };
 
-template <class Space>
-using CasesFor = ::testing::Types<Case<Space, float>, Case<Space, double>>;
-#if defined(KOKKOS_ENABLE_SERIAL)
-using SerialCases = CasesFor<Kokkos::Serial>;
-#else
-using SerialCases = ::testing::Types<>;
-#endif
-#if defined(KOKKOS_ENABLE_OPENMP)
-using OpenMPCases = CasesFor<Kokkos::OpenMP>;
-#else
-using OpenMPCases = ::testing::Types<>;
-#endif
 /// The build's GPU backend (CUDA or HIP), where it has one.
 #if defined(KOKKOS_ENABLE_CUDA)
 #define KSTREAM_TEST_GPU 1
@@ -62,17 +50,37 @@ using GpuSpace = Kokkos::Cuda;
 #define KSTREAM_TEST_GPU 1
 using GpuSpace = Kokkos::HIP;
 #endif
-#if defined(KSTREAM_TEST_GPU)
-using GpuCases = CasesFor<GpuSpace>;
-#else
-using GpuCases = ::testing::Types<>;
+/// The backends the tests run on: the GPU where the build has one, every host backend otherwise. A GPU build
+/// leaves its host backends to the host builds (CI tests Serial and OpenMP there), unless configured with
+/// -DKSTREAM_TEST_HOST_BACKENDS=ON: their tests would double its compile time and run no GPU code.
+#if !defined(KSTREAM_TEST_GPU) || defined(KSTREAM_TEST_HOST_BACKENDS)
+#define KSTREAM_TEST_HOSTS 1
 #endif
 #if !defined(KOKKOS_ENABLE_SERIAL) && !defined(KOKKOS_ENABLE_OPENMP) && !defined(KSTREAM_TEST_GPU)
 #error "kstream tests need the Serial, OpenMP, Cuda or HIP backend of Kokkos"
 #endif
 
-/// Every test is instantiated once per enabled backend and value type.
-using AllCases = typename Concat<SerialCases, OpenMPCases, GpuCases>::type;
+/// ListFor<Space> of each tested backend, joined: a test list per backend.
+template <template <class Space> class ListFor>
+using ForEachTestedSpace = typename Concat<::testing::Types<>
+#if defined(KSTREAM_TEST_HOSTS) && defined(KOKKOS_ENABLE_SERIAL)
+                                           ,
+                                           ListFor<Kokkos::Serial>
+#endif
+#if defined(KSTREAM_TEST_HOSTS) && defined(KOKKOS_ENABLE_OPENMP)
+                                           ,
+                                           ListFor<Kokkos::OpenMP>
+#endif
+#if defined(KSTREAM_TEST_GPU)
+                                           ,
+                                           ListFor<GpuSpace>
+#endif
+                                           >::type;
+
+template <class Space>
+using CasesFor = ::testing::Types<Case<Space, float>, Case<Space, double>>;
+/// Every test is instantiated once per tested backend and value type.
+using AllCases = ForEachTestedSpace<CasesFor>;
 
 /// AllCases of one value type: a long test file's bodies instantiated once per type, in a file per type
 /// (reduce_tests.hpp).
@@ -86,14 +94,6 @@ struct OfType<T, ::testing::Types<C...>> {
 };
 template <class T>
 using CasesOfType = typename OfType<T, AllCases>::type;
-
-/// The cases of the tests of several dimensions (test_rank_n*.cpp): the device's where the build has one (its host
-/// backends run them in the host builds, which CI tests), every backend otherwise.
-#if defined(KSTREAM_TEST_GPU)
-using RankCases = GpuCases;
-#else
-using RankCases = AllCases;
-#endif
 
 /// A backend whose memory the host cannot read (the GPU): tile shapes with GPU team sizes apply to it.
 template <class C>
