@@ -132,7 +132,7 @@ class GuardedTensor : public GuardedParent<T, MemorySpace> {
 
   /// Elements of the parent outside the view that no longer hold the sentinel.
   std::int64_t damaged_guard_elements() const {
-    std::vector<bool> mine(this->host_.size(), false);
+    std::vector<unsigned char> mine(std::size_t(this->extent_), 0);
     for (std::int64_t i = 0; i < size(); ++i) mine[position(index(i))] = true;
     return this->damaged(mine);
   }

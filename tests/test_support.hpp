@@ -4,10 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <kstream/low_precision.hpp>
+#include <memory>
 #include <random>
 #include <sstream>
 #include <string>
@@ -128,7 +130,7 @@ class GuardedParent {
   /// Sends the whole host copy to the parent.
   void upload() {
     auto h = Kokkos::create_mirror_view(Kokkos::HostSpace(), parent_);
-    std::memcpy(h.data(), host_.data(), host_.size() * sizeof(T));
+    std::memcpy(h.data(), host_.get(), std::size_t(extent_) * sizeof(T));
     Kokkos::deep_copy(parent_, h);
   }
 
@@ -136,24 +138,34 @@ class GuardedParent {
   void download() {
     Kokkos::fence();
     auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), parent_);
-    std::memcpy(host_.data(), h.data(), host_.size() * sizeof(T));
+    std::memcpy(host_.get(), h.data(), std::size_t(extent_) * sizeof(T));
   }
 
   static bool same_value(T a, T b) { return same_bits(a, b); }
 
  protected:
+  // The host copy is filled by memcpy, doubling what is set: the sanitizer build (-Og) runs element loops and
+  // std::vector's element-wise construction several times slower, on parents of millions of elements.
   GuardedParent(const std::string& label, std::int64_t extent)
-      : parent_(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), extent), host_(extent, sentinel()) {}
+      : parent_(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), extent),
+        host_(new T[std::size_t(extent)]),
+        extent_(extent) {
+    if (extent == 0) return;
+    host_[0] = sentinel();
+    for (std::int64_t set = 1; set < extent; set *= 2)
+      std::memcpy(host_.get() + set, host_.get(), std::size_t(std::min(set, extent - set)) * sizeof(T));
+  }
 
   /// Elements of the parent not marked in `mine` (the view's) that no longer hold the sentinel.
-  std::int64_t damaged(const std::vector<bool>& mine) const {
+  std::int64_t damaged(const std::vector<unsigned char>& mine) const {
     std::int64_t count = 0;
-    for (std::size_t k = 0; k < host_.size(); ++k) count += !mine[k] && !same_value(host_[k], sentinel());
+    for (std::int64_t k = 0; k < extent_; ++k) count += !mine[k] && !same_value(host_[k], sentinel());
     return count;
   }
 
   Kokkos::View<T*, MemorySpace> parent_;
-  std::vector<T> host_;
+  std::unique_ptr<T[]> host_;
+  std::int64_t extent_;
 };
 
 /// A view of n elements placed inside a larger parent whose other elements hold a sentinel, so that a kernel
@@ -176,7 +188,7 @@ class GuardedOperand : public GuardedParent<T, MemorySpace> {
 
   /// Elements of the parent that are not among the view's n: all must still hold the sentinel.
   std::int64_t damaged_guard_elements() const {
-    std::vector<bool> mine(this->host_.size(), false);
+    std::vector<unsigned char> mine(std::size_t(this->extent_), 0);
     for (std::int64_t i = 0; i < n_; ++i) mine[place_.offset + i * place_.stride] = true;
     return this->damaged(mine);
   }
@@ -192,14 +204,24 @@ class GuardedOperand : public GuardedParent<T, MemorySpace> {
   Placement place_;
 };
 
-/// Deterministic values with a spread of magnitudes and signs.
+/// splitmix64's output function: a well-mixed 64-bit value of z. The tests' inputs come from it rather than from
+/// <random>'s engines and distributions, which the sanitizer build (-Og) runs several times slower.
+inline std::uint64_t mix_bits(std::uint64_t z) {
+  z += 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
 
+/// Deterministic values with a spread of magnitudes and signs: m * 2^e, m uniform in [-2, 2), e in [-20, 20].
 template <class T, class MemorySpace>
 void fill_values(GuardedOperand<T, MemorySpace>& operand, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> mantissa(-2.0, 2.0);
-  std::uniform_int_distribution<int> exponent(-20, 20);
-  for (std::int64_t i = 0; i < operand.size(); ++i) operand.at(i) = T(std::ldexp(mantissa(rng), exponent(rng)));
+  const std::uint64_t base = mix_bits(seed);
+  for (std::int64_t i = 0; i < operand.size(); ++i) {
+    const std::uint64_t bits = mix_bits(base + std::uint64_t(i));
+    const double mantissa = double(bits >> 11) * 0x1p-51 - 2.0;
+    operand.at(i) = T(std::ldexp(mantissa, int(bits % 41) - 20));
+  }
 }
 
 /// Compares the n elements of `out` with `expected` bit for bit (any NaN equals any NaN) and checks the guards.
