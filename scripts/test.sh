@@ -98,7 +98,7 @@ for step in "${later[@]}"; do echo "$step" >>"$script"; done
 echo 'exit 0' >>"$script"
 # OpenMP threads: the machine's cores, unbound unless OMP_PROC_BIND / OMP_PLACES are set (kstream_in_root passes
 # them on). ctest runs several test processes at once, and each one's bound threads would sit on the same first
-# cores: the OpenMP build's ctest took 82 s bound, 56 s unbound, on 2 cores. Serial ignores them.
+# cores (docs/engine.md). Serial ignores them.
 kstream_in_root bash build/logs/presets.sh
 for preset in $presets; do
   kstream_log "preset $preset"
