@@ -119,7 +119,8 @@ kstream_in_root() {
     # Only variables that are set travel into the root (libgomp rejects an empty OMP_NUM_THREADS).
     local_env=(PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root
                KSTREAM_GIT_COMMIT="$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)")
-    for var in OMP_PROC_BIND OMP_PLACES OMP_NUM_THREADS KSTREAM_PROPERTY_SEED KSTREAM_PROPERTY_CASES KSTREAM_MACHINE CI; do
+    for var in OMP_PROC_BIND OMP_PLACES OMP_NUM_THREADS KSTREAM_PROPERTY_SEED KSTREAM_PROPERTY_CASES \
+               KSTREAM_LARGEST_EDGE_SIZE KSTREAM_MACHINE CI; do
       if [[ -n "${!var:-}" ]]; then local_env+=("$var=${!var}"); fi
     done
     if [[ -n "${KSTREAM_ROOT_KOKKOS:-}" ]]; then local_env+=("Kokkos_ROOT=$KSTREAM_ROOT_KOKKOS"); fi

@@ -15,11 +15,6 @@ template <class C>
 class PropertyTest : public ::testing::Test {};
 TYPED_TEST_SUITE(PropertyTest, AllCases, CaseNames);
 
-std::uint64_t env_or(const char* name, std::uint64_t fallback) {
-  const char* value = std::getenv(name);
-  return value && *value ? std::strtoull(value, nullptr, 10) : fallback;
-}
-
 struct FmaMinus {
   template <class T>
   KOKKOS_INLINE_FUNCTION T operator()(T a, T b, T c) const {
