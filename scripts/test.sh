@@ -78,8 +78,8 @@ for preset in $presets; do
   # serial-asan is the Serial build under ASan + UBSan (-Og): the library and the tests on the Serial backend and
   # Trilinos' Kokkos, checked for memory errors and undefined behaviour, and the suite (not instrumented) with Kokkos
   # Kernels' rows; the property test takes a sample of its cases there (all of them in the OpenMP build, which also
-  # runs the package and compile-failure tests, skipped under the sanitizers), and the edge-size tests' largest size
-  # is 100003 elements there, not 1000003 (tests/test_support.hpp: the same Serial plans).
+  # runs the package and compile-failure tests, skipped under the sanitizers), and the tests that walk sizes stop at
+  # 100003 elements there, not at 1000003 or 2^22 (tests/test_support.hpp, largest_edge_size: the same Serial plans).
   test_env=""
   [[ "$preset" == serial-asan ]] && test_env="KSTREAM_PROPERTY_CASES=1000 KSTREAM_LARGEST_EDGE_SIZE=100003"
   log=build/logs/$preset.log

@@ -100,7 +100,7 @@ template <class C>
 std::vector<std::int64_t> reduce_sizes() {
   // Around host tiles (16384) and device tiles (4096 float / 2048 double per round) and the pack widths.
   return {0,    1,    2,    3,    5,    7,     8,     9,     17,        1023,
-          2048, 2049, 4095, 4096, 4097, 16383, 16384, 16385, 65536 + 3, 4 * 1024 * 1024 + 5};
+          2048, 2049, 4095, 4096, 4097, 16383, 16384, 16385, 65536 + 3, largest_edge_size(4 * 1024 * 1024 + 5)};
 }
 
 TYPED_TEST(ReduceTest, DotIsExactOnIntegerValuesAtEdgeSizesAndPlacements) {
@@ -234,7 +234,9 @@ TYPED_TEST(ReduceTest, SameBitsOnEveryRun) {
   typename TypeParam::execution_space exec;
   std::mt19937_64 random(7);
   std::uniform_real_distribution<double> uniform(-1, 1);
-  for (const std::int64_t n : {std::int64_t(1000003), std::int64_t(4096 * 1024 + 17)}) {
+  std::vector<std::int64_t> sizes = {largest_edge_size(1000003), largest_edge_size(4096 * 1024 + 17)};
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  for (const std::int64_t n : sizes) {
     std::vector<T> xs(n), ys(n);
     for (std::int64_t i = 0; i < n; ++i) {
       xs[i] = T(uniform(random) * std::exp2(int(uniform(random) * 40)));

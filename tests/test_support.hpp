@@ -254,12 +254,18 @@ inline std::uint64_t env_or(const char* name, std::uint64_t fallback) {
   return value && *value ? std::strtoull(value, nullptr, 10) : fallback;
 }
 
+/// The largest size of a test that walks sizes: `fallback`, or KSTREAM_LARGEST_EDGE_SIZE where set. scripts/test.sh
+/// gives the sanitizer build (Serial) 100003: a Serial call makes the same plan at any such size (one thread, no
+/// calling-thread rule; a reduction's host tiles have a fixed length; the store tests set both store paths), and
+/// the sanitizers' checked accesses were most of that build's test time.
+inline std::int64_t largest_edge_size(std::int64_t fallback) {
+  return std::int64_t(env_or("KSTREAM_LARGEST_EDGE_SIZE", std::uint64_t(fallback)));
+}
+
 /// Sizes that hurt a tiled kernel with tiles of `tile` elements: empty, tiny, around warp and tile edges, and a
-/// prime of many tiles: 1000003, or KSTREAM_LARGEST_EDGE_SIZE. scripts/test.sh gives the sanitizer build (Serial)
-/// 100003 there: a Serial call makes the same plan at either size (one thread, no calling-thread rule; the store
-/// tests set both store paths), and the sanitizers' checked accesses were most of that build's test time.
+/// prime of many tiles (largest_edge_size).
 inline std::vector<std::int64_t> edge_sizes(std::int64_t tile) {
-  const auto largest = std::int64_t(env_or("KSTREAM_LARGEST_EDGE_SIZE", 1000003));
+  const std::int64_t largest = largest_edge_size(1000003);
   return {0, 1, 2, 3, 5, 7, 31, 32, 33, tile - 1, tile, tile + 1, 2 * tile + 3, largest};
 }
 
