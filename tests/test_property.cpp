@@ -3,7 +3,6 @@
 // one case with KSTREAM_PROPERTY_SEED=<seed> KSTREAM_PROPERTY_CASES=1. Defaults: 5000 cases per value type, i.e. 10 000
 // per backend.
 #include <cmath>
-#include <cstdlib>
 #include <kstream/kstream.hpp>
 
 #include "elementwise_case.hpp"
