@@ -207,9 +207,9 @@ void time_calls(benchmark::State& state, const Variant<Exec, T>& variant, const 
     state.counters["streaming_stores"] = streams_stores(variant.op, ops) ? 1 : 0;
   if constexpr (is_device_backend<Exec>) {  // kstream's reductions: one launch or two (docs/results.md's floor)
     if (variant.op == Op::dot && variant.name == "tiled")
-      state.counters["launches"] = impl::device_reduction_of(Exec(), 0, false, ops.x, ops.y).launches();
+      state.counters["launches"] = impl::device_reduction_of(Exec(), 0, ops.x, ops.y).launches();
     if (variant.op == Op::update_norm && variant.name == "fused_tiled")
-      state.counters["launches"] = impl::device_reduction_of(Exec(), 2, true, ops.out, ops.x, ops.out).launches();
+      state.counters["launches"] = impl::device_reduction_of(Exec(), 2, ops.out, ops.x, ops.out).launches();
   }
   if (variant.op == Op::copy) {
     auto& best = copy_rates()[copy_key];

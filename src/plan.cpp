@@ -357,7 +357,7 @@ int row_chunk_passes(std::int64_t chunks, int team_size, std::int64_t resident_t
   return (chunks + 3) / 4 > row_four_passes_per_team * resident_teams(team_size, resident_threads) ? 4 : 2;
 }
 
-DeviceReduction device_reduction(const ReducePlan& rp, int W, std::int64_t resident_threads, bool writes) {
+DeviceReduction device_reduction(const ReducePlan& rp, int W, std::int64_t resident_threads) {
   DeviceReduction d;
   d.packed = W > 1 && rp.width == W;
   const bool rows = rp.rows > 1;
@@ -366,14 +366,18 @@ DeviceReduction device_reduction(const ReducePlan& rp, int W, std::int64_t resid
   d.passes = rows && d.packed ? row_chunk_passes(one_pass, device_team_size, resident_threads) : 1;
   d.chunks = device_chunks(d.covered, W, d.passes);
   d.teams = one_launch_teams(one_pass, device_team_size, resident_threads);
+  // Rows of at least a warp's packs, past one launch: warps' units of two rows (docs/engine.md). The team's threads
+  // on consecutive packs cross into the next row at almost every step there, and each such step divides; a chunk
+  // of one pass runs in one launch, whose kernel has no launch bounds.
+  if (rows && d.packed && d.teams == 0 && rp.row_packs() >= device_row_lanes) {
+    const std::int64_t units =
+        (rp.rows + 1) / 2 * ((rp.row_packs() + device_row_unit_packs - 1) / device_row_unit_packs);
+    if (units < INT32_MAX) {
+      d.row_units = units;
+      d.chunks = (units + device_row_units_per_chunk - 1) / device_row_units_per_chunk;
+    }
+  }
   d.one_team_fold = d.teams == 0 && d.chunks <= one_team_fold_partials;
-  // A fused output's rows in chunks of several passes: a warp's own share of the chunk, so that its cursors cross
-  // rows once in row_packs / 32 steps (the fused kernel spends its time between round trips on those crossings).
-  // The dot's kernel, at 64 registers, spilled in that loop and ran slower; chunks of one pass run in one launch,
-  // whose kernel (no launch bounds) the shares took from 80 to 94 registers; rows of fewer than two warps' packs
-  // still cross a row every other step in shares, and read as the team does (docs/engine.md).
-  const bool shares = writes && rows && d.packed && d.passes > 1 && rp.row_packs() >= 2 * device_row_lanes;
-  d.row_lanes = shares ? device_row_lanes : device_team_size;
   return d;
 }
 

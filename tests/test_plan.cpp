@@ -492,42 +492,45 @@ TEST(Plan, DeviceReductionsTakeTheirChunksPassesLaunchesAndFoldFromThePlan) {
   EXPECT_EQ(d.chunks, 1) << "the identity from one team";
   EXPECT_EQ(d.launches(), 1);
   // Rows of packs: the interior 510^3 of a 512^3 float field, 510^2 rows of 126 whole packs from element 3 (their
-  // edges go with them), in chunks of four passes and two launches.
+  // edges go with them), past one launch: warps' units of two rows by 64 packs (two a pair of rows), 16 a chunk.
   const Operand field = tensor<3>(4, {510, 510, 510}, {512 * 512, 512, 1}, 512 * 512 + 512 + 1);
-  const Operand fields[] = {field, field};
+  const Operand fields[] = {field, field, field};
   d = impl::device_reduction(impl::plan_reduction(fields, 2), 4, h200);
   EXPECT_TRUE(d.packed);
   EXPECT_EQ(d.covered, std::int64_t(510) * 510 * 126 * 4);
-  EXPECT_EQ(d.passes, 4);
-  EXPECT_EQ(d.chunks, (d.covered + 4 * 4096 - 1) / (4 * 4096));
+  EXPECT_EQ(d.row_units, 510 * 510 / 2 * 2);
+  EXPECT_EQ(d.chunks, (d.row_units + 15) / 16);
   EXPECT_EQ(d.launches(), 2);
   EXPECT_TRUE(d.one_team_fold);
-  EXPECT_EQ(d.row_lanes, 256) << "the dot's rows: the team reads consecutive packs";
-  // With a fused output, each warp reads its own share of a chunk of several passes; chunks of one pass (the
-  // 126^3 interior of a 128^3 field: 126^2 rows of 30 packs, 466 chunks, one launch) keep the team's.
-  const Operand fused[] = {field, field, field};
-  d = impl::device_reduction(impl::plan_reduction(fused, 3, 2), 4, h200, true);
-  EXPECT_EQ(d.passes, 4);
-  EXPECT_EQ(d.row_lanes, impl::device_row_lanes);
+  EXPECT_EQ(impl::device_reduction(impl::plan_reduction(fields, 3, 2), 4, h200).row_units, d.row_units)
+      << "a fused output's rows alike";
+  // Rows of 62 packs (the 254^3 interior of a 256^3 field): a unit a pair of rows; its doubles' 126 packs: two.
+  const Operand mid = tensor<3>(4, {254, 254, 254}, {256 * 256, 256, 1}, 256 * 256 + 256 + 1);
+  const Operand mids[] = {mid, mid};
+  d = impl::device_reduction(impl::plan_reduction(mids, 2), 4, h200);
+  EXPECT_EQ(d.row_units, 254 * 254 / 2);
+  EXPECT_EQ(d.chunks, (254 * 254 / 2 + 15) / 16);
+  const Operand mid8 = tensor<3>(8, {254, 254, 254}, {256 * 256, 256, 1}, 256 * 256 + 256 + 1);
+  const Operand mid8s[] = {mid8, mid8};
+  EXPECT_EQ(impl::device_reduction(impl::plan_reduction(mid8s, 2), 2, h200).row_units, 254 * 254);
+  // Chunks of one pass (the 126^3 interior of a 128^3 field: 126^2 rows of 30 packs, 466 chunks) run in one launch,
+  // the team's threads on consecutive packs.
   const Operand small = tensor<3>(4, {126, 126, 126}, {128 * 128, 128, 1}, 128 * 128 + 128 + 1);
-  const Operand smalls[] = {small, small, small};
-  d = impl::device_reduction(impl::plan_reduction(smalls, 3, 2), 4, h200, true);
+  const Operand smalls[] = {small, small};
+  d = impl::device_reduction(impl::plan_reduction(smalls, 2), 4, h200);
   EXPECT_TRUE(d.packed);
   EXPECT_EQ(d.passes, 1);
-  EXPECT_EQ(d.row_lanes, 256);
-  EXPECT_EQ(impl::device_reduction(impl::plan_reduction(fused, 3, 2), 4, h200, false).row_lanes, 256);
-  // Rows of fewer than two warps' packs (the 254^3 interior of a 256^3 field: 62 packs of floats) keep the team's
-  // width in chunks of two passes; its doubles (126 packs) take the shares.
-  const Operand mid = tensor<3>(4, {254, 254, 254}, {256 * 256, 256, 1}, 256 * 256 + 256 + 1);
-  const Operand mids[] = {mid, mid, mid};
-  d = impl::device_reduction(impl::plan_reduction(mids, 3, 2), 4, h200, true);
+  EXPECT_EQ(d.launches(), 1);
+  EXPECT_EQ(d.row_units, 0);
+  // Rows of fewer packs than a warp past one launch (2^17 rows of 100 floats, 24 packs from element 3): the team's
+  // threads in chunks of two passes.
+  const Operand shorts = tensor<2>(4, {std::int64_t(1) << 17, 100}, {104, 1}, 1);
+  const Operand shortss[] = {shorts, shorts};
+  d = impl::device_reduction(impl::plan_reduction(shortss, 2), 4, h200);
+  EXPECT_EQ(d.row_units, 0);
   EXPECT_EQ(d.passes, 2);
-  EXPECT_EQ(d.row_lanes, 256);
-  const Operand mid8 = tensor<3>(8, {254, 254, 254}, {256 * 256, 256, 1}, 256 * 256 + 256 + 1);
-  const Operand mid8s[] = {mid8, mid8, mid8};
-  d = impl::device_reduction(impl::plan_reduction(mid8s, 3, 2), 2, h200, true);
-  EXPECT_EQ(d.passes, 2);
-  EXPECT_EQ(d.row_lanes, impl::device_row_lanes);
+  EXPECT_EQ(d.chunks, (d.covered + 2 * 4096 - 1) / (2 * 4096));
+  EXPECT_EQ(d.launches(), 2);
   // Rows of single elements (a pitch that moves each row's alignment) cover every element, in passes of one.
   const Operand odd = tensor<2>(4, {1000, 1000}, {1001, 1});
   const Operand odds[] = {odd, odd};

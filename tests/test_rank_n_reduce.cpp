@@ -81,8 +81,10 @@ TYPED_TEST(RankReduceTest, ReductionsOnEveryMapping) {
 
 /// dot and the fused update over the interior of a padded rank-2 field: `rows` rows of `length` elements, each
 /// starting `shift` elements into a row of `pitch`. Exact, the same bits twice, nothing outside the interior written.
+/// Returns how a device runs the dot (a host's: a device's plan for its concurrency).
 template <class C>
-void check_interior_rows(std::int64_t rows, std::int64_t pitch, std::int64_t shift, std::int64_t length) {
+impl::DeviceReduction check_interior_rows(std::int64_t rows, std::int64_t pitch, std::int64_t shift,
+                                          std::int64_t length) {
   using T = typename C::value_type;
   using Acc = kstream::accumulator_t<T>;
   using M = typename C::memory_space;
@@ -125,6 +127,7 @@ void check_interior_rows(std::int64_t rows, std::int64_t pitch, std::int64_t shi
       wrong += !same_bits(after(i, j), inside ? T(hy(i, j) - hx(i, j)) : hy(i, j));
     }
   EXPECT_EQ(wrong, 0) << where;
+  return impl::device_reduction_of(exec, 0, x, y);
 }
 
 // Rows that all start 1 to 3 elements past a pack boundary, of lengths that end inside a pack.
@@ -134,27 +137,43 @@ TYPED_TEST(RankReduceTest, RowsOffAPackBoundaryReadEveryElementOnce) {
       check_interior_rows<TypeParam>(37, 144, shift, length);  // 144 elements: whole packs of either type
 }
 
-// On a device, rows of packs past one launch: chunks of two passes, then of four (row_chunk_passes), each at the
-// fewest rows (within a quarter) that take them; the cases above stay in one launch. A host's reductions have no
-// passes: it runs the same rows once, fewer of them.
-TYPED_TEST(RankReduceTest, RowsPastOneLaunchInChunksOfTwoAndFourPasses) {
+// On a device, rows of packs past one launch (the cases above stay in one launch), each at the fewest rows (within
+// a quarter) that take the path: rows of at least a warp's packs in warps' units, an odd count (the last pair of
+// rows is one), of 32-33 packs (a unit a pair) and of 255-511 (several); shorter rows in chunks of two passes, then
+// of four (row_chunk_passes). A host's reductions have neither: it runs the same rows once, fewer of them.
+TYPED_TEST(RankReduceTest, RowsPastOneLaunchInWarpsUnitsAndInChunksOfPasses) {
   using T = typename TypeParam::value_type;
   constexpr int W = int(16 / sizeof(T));
-  constexpr std::int64_t pitch = 1040, length = 1023, packs = (length - (W - 1)) / W;  // each row's whole packs
+  const auto packs = [](std::int64_t length) { return (length - (W - 1)) / W; };    // each row's whole packs
+  const auto pitch = [](std::int64_t length) { return (length + W) / W * W + W; };  // rows of whole packs, a gap
   if constexpr (on_device<TypeParam>) {
     const typename TypeParam::execution_space exec;
-    const auto passes_of = [&](std::int64_t rows) {
-      return impl::row_chunk_passes(impl::device_chunks(rows * packs * W, W), impl::device_team_size,
-                                    exec.concurrency());
+    const auto one_pass = [&](std::int64_t rows, std::int64_t length) {
+      return impl::device_chunks(rows * packs(length) * W, W);
     };
+    for (const std::int64_t length : {std::int64_t(1023), std::int64_t(33 * W + 2)}) {
+      std::int64_t rows = 50;
+      while (impl::one_launch_teams(one_pass(rows, length), impl::device_team_size, exec.concurrency()) > 0)
+        rows += rows / 4 + 1;
+      rows |= 1;
+      const impl::DeviceReduction d = check_interior_rows<TypeParam>(rows, pitch(length), 1, length);
+      EXPECT_EQ(d.row_units, (rows + 1) / 2 * ((packs(length) + 63) / 64)) << rows << " rows of " << length;
+      EXPECT_EQ(d.launches(), 2);
+    }
+    const std::int64_t length = 16 * W - 1;  // 15 packs
     std::int64_t rows = 50;
     for (const int passes : {2, 4}) {
+      const auto passes_of = [&](std::int64_t r) {
+        return impl::row_chunk_passes(one_pass(r, length), impl::device_team_size, exec.concurrency());
+      };
       while (passes_of(rows) < passes) rows += rows / 4 + 1;
       ASSERT_EQ(passes_of(rows), passes) << rows << " rows";
-      check_interior_rows<TypeParam>(rows, pitch, 1, length);
+      const impl::DeviceReduction d = check_interior_rows<TypeParam>(rows, pitch(length), 1, length);
+      EXPECT_EQ(d.row_units, 0);
+      EXPECT_EQ(d.passes, passes);
     }
   } else {
-    check_interior_rows<TypeParam>(50, pitch, 1, length);
+    check_interior_rows<TypeParam>(51, 1040, 1, 1023);
   }
 }
 

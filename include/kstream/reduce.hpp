@@ -120,15 +120,15 @@ void run_reduce(const Sink& sink, const char* label, const ExecSpace& exec, cons
                                                                         result);
 }
 
-/// How a device reduction over `views` (a step's operands: inputs, then a fused output where `writes`;
+/// How a device reduction over `views` (a step's operands: inputs, then a fused output, if any;
 /// views[orders] orders the dimensions) runs on exec: its chunks, launches and rows' reading, as the kernels take
 /// them (the benchmark's counters).
 template <class ExecSpace, class... Views>
-DeviceReduction device_reduction_of(const ExecSpace& exec, int orders, bool writes, const Views&... views) {
+DeviceReduction device_reduction_of(const ExecSpace& exec, int orders, const Views&... views) {
   const Operand operands[] = {operand_of(views)...};
   using Element = std::remove_cv_t<typename std::tuple_element_t<0, std::tuple<Views...>>::value_type>;
   return device_reduction(plan_reduction(operands, int(sizeof...(Views)), orders),
-                          elements_per_pack(int(sizeof(Element))), exec.concurrency(), writes);
+                          elements_per_pack(int(sizeof(Element))), exec.concurrency());
 }
 
 /// The identity operation (a plain transform-reduce reduces op's value itself).

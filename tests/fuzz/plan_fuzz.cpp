@@ -298,9 +298,9 @@ void check_overlap(const Call& c) {
 
 /// A device reduction over rows: chunks of 256 x 4 x W elements of the flattened rows (rows of packs: of their
 /// whole packs, in chunks of one, two and four passes, as row_chunk_passes gives large calls), 256 threads each, every
-/// thread's items one team apart (or, in chunks of several passes, one warp apart in its warp's share: a fused
-/// output's DeviceReduction::row_lanes), its row from a RowCursor, then the edges of the rows whose first pack the
-/// chunk holds (as DeviceReduceTiles does). Every element once, at the operands' elements of its multi-index (the first
+/// thread's items one team apart, its row from a RowCursor, then the edges of the rows whose first pack the chunk
+/// holds; and rows of at least a warp's packs in warps' units (RowUnits, DeviceReduction::row_units), as
+/// DeviceReduceTiles reads them. Every element once, at the operands' elements of its multi-index (the first
 /// operand orders the dimensions here); packs aligned in every operand.
 void check_reduction(Call& c) {
   const int count = int(c.ops.size());
@@ -324,7 +324,7 @@ void check_reduction(Call& c) {
   FastDivider rows_of;
   std::vector<int> seen;
   std::int64_t chunk = 0;
-  int lanes = threads;
+  bool units = false;
   auto walk = [&](auto tag) {
     constexpr int N = decltype(tag)::value;
     const Operand* list[N];
@@ -339,19 +339,43 @@ void check_reduction(Call& c) {
       for (int k = 1; k < N; ++k)
         CHECK(c.at(k, base[k] + e * r.geometry.stride(c.ops[k], 0)) == c.elements[k][found->second]);
     };
+    const auto check_packs = [&](const std::int64_t(&base)[N], std::int64_t at) {  // pack `at` of the row at base
+      if (V > 1)
+        for (int k = 0; k < N; ++k) check_pack(c, k, c.at(k, base[k] + lead + at * V));
+      for (int lane = 0; lane < V; ++lane) visit(base, lead + at * V + lane);
+    };
+    if (units) {  // chunks of 16 units, warps (32 threads) 8 units apart
+      const RowUnits of(r.rows, per_row);
+      const std::int64_t count = (r.rows + 1) / 2 * ((per_row + device_row_unit_packs - 1) / device_row_unit_packs);
+      for (std::int64_t first = 0; first < count; first += device_row_units_per_chunk)
+        for (int warp = 0; warp < threads / device_row_lanes; ++warp)
+          for (std::int64_t u = first + warp; u < std::min(count, first + device_row_units_per_chunk);
+               u += threads / device_row_lanes) {
+            const RowUnits::Unit unit = of.at(std::uint32_t(u));
+            CHECK(unit.row < r.rows && unit.pack < per_row && row.edges <= device_row_lanes, std::int64_t(unit.row),
+                  unit.pack);
+            for (int j = 0; j < (unit.two ? 2 : 1); ++j) {
+              std::int64_t base[N];
+              starts.offsets(unit.row + std::uint32_t(j), base);
+              for (int lane = 0; lane < device_row_lanes; ++lane) {
+                for (int s = 0; s < 2; ++s)
+                  if (unit.pack + s * device_row_lanes + lane < per_row)
+                    check_packs(base, unit.pack + s * device_row_lanes + lane);
+                if (unit.pack == 0 && lane < row.edges) visit(base, row.column(lane));
+              }
+            }
+          }
+      return;
+    }
     for (std::int64_t first = 0; first < covered; first += chunk) {
       const std::int64_t last = std::min(covered, first + chunk), end = last / V;
       for (int rank = 0; rank < threads; ++rank) {
-        const ThreadItems mine = thread_items(first / V, end, chunk / V, rank, threads, lanes);
-        std::int64_t item = mine.item;
-        if (item >= mine.end) continue;
-        CHECK(mine.end <= end && item >= first / V, item, mine.end);
+        std::int64_t item = first / V + rank;
+        if (item >= end) continue;
         RowCursor<N> cursor(starts, per_row, item);
-        for (; item < mine.end; item += mine.step) {
-          if (V > 1)
-            for (int k = 0; k < N; ++k) check_pack(c, k, c.at(k, cursor.base[k] + lead + cursor.at * V));
-          for (int lane = 0; lane < V; ++lane) visit(cursor.base, lead + cursor.at * V + lane);
-          cursor.advance(starts, rows_of, mine.step);
+        for (; item < end; item += threads) {
+          check_packs(cursor.base, cursor.at);
+          cursor.advance(starts, rows_of, threads);
         }
       }
       if (V == 1 || row.edges == 0) continue;
@@ -364,21 +388,28 @@ void check_reduction(Call& c) {
       }
     }
   };
-  for (int passes = 1; passes <= (V > 1 ? 4 : 1); passes *= 2) {  // rows of packs: one pass, two and four
-    for (const int width : {threads, device_row_lanes}) {  // a team's width, and a warp's share (several passes)
-      if (width < threads && passes == 1) continue;
-      lanes = width;
-      chunk = std::int64_t(threads) * 4 * W * passes;
-      rows_of = rows_divider(per_row, lanes);
-      seen.assign(std::size_t(r.n), 0);
-      switch (count) {
-        case 2: walk(std::integral_constant<int, 2>{}); break;
-        case 3: walk(std::integral_constant<int, 3>{}); break;
-        case 4: walk(std::integral_constant<int, 4>{}); break;
-        default: walk(std::integral_constant<int, 5>{}); break;
-      }
-      for (std::size_t i = 0; i < seen.size(); ++i) CHECK(seen[i] == 1, std::int64_t(i), passes * 1000 + lanes);
+  // rows of packs: one pass, two and four, then (rows of a warp's packs) units
+  for (int passes = 1; passes <= (V > 1 ? 8 : 1); passes *= 2) {
+    units = passes == 8;
+    if (units && per_row < device_row_lanes) break;
+    chunk = std::int64_t(threads) * 4 * W * passes;
+    rows_of = rows_divider(per_row, threads);
+    seen.assign(std::size_t(r.n), 0);
+    switch (count) {
+      case 2:
+        walk(std::integral_constant<int, 2>{});
+        break;
+      case 3:
+        walk(std::integral_constant<int, 3>{});
+        break;
+      case 4:
+        walk(std::integral_constant<int, 4>{});
+        break;
+      default:
+        walk(std::integral_constant<int, 5>{});
+        break;
     }
+    for (std::size_t i = 0; i < seen.size(); ++i) CHECK(seen[i] == 1, std::int64_t(i), passes);
   }
 }
 
@@ -449,7 +480,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   facts.out = c.ops[0];
   facts.ins = c.ops.data() + 1;
   facts.inputs = inputs;
-  facts.warp_size = in.next(2) ? 64 : 32;  // a CUDA warp or a CDNA wavefront (read last: older inputs keep their meaning)
+  facts.warp_size =
+      in.next(2) ? 64 : 32;  // a CUDA warp or a CDNA wavefront (read last: older inputs keep their meaning)
   check_elementwise(c, facts);
   return 0;
 }

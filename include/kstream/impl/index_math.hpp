@@ -148,20 +148,29 @@ inline FastDivider rows_divider(std::int64_t per_row, std::int64_t by) {
   return FastDivider(std::uint32_t(per_row <= by ? per_row : 1));
 }
 
-/// One thread's items of a device reduction's chunk of rows, items [first, end) (chunk_items of them but in the
-/// last chunk): from `item` to `end`, `step` apart. Thread `rank` of `threads` takes every threads-th item from
-/// first + rank; with groups of `lanes` threads (lanes < threads), its group's own contiguous share of the chunk,
-/// every lanes-th item.
-struct ThreadItems {
-  std::int64_t item, end;
-  int step;
+/// A device reduction's rows of packs in warps' units (DeviceReduction::row_units): unit u is packs [pack, pack +
+/// device_row_unit_packs) of rows `row` and row + 1 (`two`: an odd count of rows leaves the last pair one), and the
+/// rows' edges where pack is 0. The units go along a pair of rows, then on to the next pair.
+struct RowUnits {
+  FastDivider per_pair;    ///< units in a pair of rows
+  std::uint32_t rows = 0;  ///< below 2^31, as the units
+
+  struct Unit {
+    std::uint32_t row;
+    bool two;
+    std::int32_t pack;
+  };
+
+  RowUnits() = default;
+  RowUnits(std::int64_t rows_, std::int64_t row_packs)
+      : per_pair(std::uint32_t((row_packs + device_row_unit_packs - 1) / device_row_unit_packs)),
+        rows(std::uint32_t(rows_)) {}
+
+  KOKKOS_FORCEINLINE_FUNCTION Unit at(std::uint32_t u) const {
+    const std::uint32_t pair = per_pair.quotient(u), row = 2 * pair;
+    return {row, row + 1 < rows, std::int32_t(u - pair * per_pair.divisor) * device_row_unit_packs};
+  }
 };
-KOKKOS_FORCEINLINE_FUNCTION ThreadItems thread_items(std::int64_t first, std::int64_t end, std::int64_t chunk_items,
-                                                     int rank, int threads, int lanes) {
-  if (lanes >= threads) return {first + rank, end, threads};
-  const std::int64_t share = chunk_items / (threads / lanes), from = first + rank / lanes * share;
-  return {from + rank % lanes, end < from + share ? end : from + share, lanes};
-}
 
 /// How a device reduction reads each of the flattened rows (kstream/impl/plan.hpp, ReducePlan): `items` items, packs
 /// of `width` elements from element `lead` (or single elements: width 1, lead 0), then the row's other `edges`

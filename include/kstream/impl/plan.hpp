@@ -49,7 +49,8 @@
 // one by one), single elements otherwise; on a device one team per chunk: in one launch while the chunks are no
 // more than the teams that fill half the resident threads (one_launch_teams), beyond it the teams' partial results
 // and a second kernel that folds them (one team up to one_team_fold_partials, Kokkos' parallel_reduce over more),
-// with chunks of four passes for rows of packs where those are many, else two (row_chunk_passes).
+// rows of at least a warp's packs in warps' units of two rows (DeviceReduction::row_units), shorter rows of packs in
+// chunks of four passes where those are many, else two (row_chunk_passes).
 // device_reduction gives a call's chunks, passes, launches and fold.
 #include <Kokkos_Macros.hpp>  // KOKKOS_INLINE_FUNCTION (the plan's fuzz target brings its own)
 #include <cstdint>
@@ -218,10 +219,13 @@ int row_chunk_passes(std::int64_t chunks, int team_size, std::int64_t resident_t
 /// Device reductions: teams of device_team_size threads, each thread with device_in_flight packs (or elements) of
 /// each input in flight (kstream/impl/reduce_kernel.hpp).
 inline constexpr int device_team_size = 256, device_in_flight = 4;
-/// Device reductions with a fused output over rows of at least two groups' packs, in chunks of several passes:
-/// threads (a warp on CUDA) that read consecutive items of their own share of a chunk (DeviceReduction::row_lanes).
-inline constexpr int device_row_lanes = 32;
-static_assert(device_team_size % device_row_lanes == 0, "a team is whole groups of row lanes");
+/// Device reductions over rows of at least device_row_lanes whole packs, in two launches: each warp reads units of
+/// two consecutive rows' packs, device_row_unit_packs of each, and their edges with a row's first unit
+/// (DeviceReduction::row_units; RowUnits in kstream/impl/index_math.hpp). A chunk is device_row_unit_sweeps sweeps
+/// of a team's warps over consecutive units.
+inline constexpr int device_row_lanes = 32, device_row_unit_packs = 2 * device_row_lanes, device_row_unit_sweeps = 2;
+inline constexpr int device_row_units_per_chunk = device_team_size / device_row_lanes * device_row_unit_sweeps;
+static_assert(device_team_size % device_row_lanes == 0, "a team is whole warps");
 
 /// Elements of one device chunk: `passes` passes of a team's packs in flight (a multiple of W, so packs never
 /// straddle chunks); one pass but for rows of packs (row_chunk_passes). Host and device: a plain constexpr function
@@ -239,13 +243,13 @@ KOKKOS_INLINE_FUNCTION constexpr std::int64_t device_chunks(std::int64_t n, int 
 struct DeviceReduction {
   bool packed = false;         ///< the plan's packs (rows: each row's whole packs, its edges with them)
   std::int64_t covered = 0;    ///< elements the chunks cover (rows of packs: their whole packs')
-  int passes = 1;              ///< passes of packs in flight in a chunk (row_chunk_passes)
-  std::int64_t chunks = 1;     ///< chunks of that many passes
+  int passes = 1;              ///< passes of packs in flight in a chunk (row_chunk_passes; not with row_units)
+  std::int64_t chunks = 1;     ///< chunks of that many passes, or of device_row_units_per_chunk units
   std::int64_t teams = 0;      ///< one launch of this many teams (one_launch_teams), or 0: a team per chunk, then a
                                ///< kernel that folds their partial results
   bool one_team_fold = false;  ///< two launches: one team folds the partials (else Kokkos' parallel_reduce)
-  int row_lanes = device_team_size;  ///< rows: threads that read consecutive items (device_row_lanes: each group of
-                                     ///< them its own share of the chunk), else the whole team
+  std::int64_t row_units = 0;  ///< rows of packs read in warps' units (two launches): the units, else 0 (the team's
+                               ///< threads read consecutive packs or elements)
   int launches() const { return teams > 0 ? 1 : 2; }
 };
 
@@ -255,9 +259,9 @@ struct DeviceReduction {
 inline constexpr std::int64_t one_team_fold_partials = 16384;
 
 /// A device reduction planned as `rp`, over elements of which W fill a 16-byte pack, on a device whose
-/// concurrency is `resident_threads`, with a fused output or not (`writes`): the chunks, their passes, how their
-/// rows are read and the launches, for the kernels and for anyone who reports what ran.
-DeviceReduction device_reduction(const ReducePlan& rp, int W, std::int64_t resident_threads, bool writes = false);
+/// concurrency is `resident_threads`: the chunks, their passes, how their rows are read and the launches, for the
+/// kernels and for anyone who reports what ran.
+DeviceReduction device_reduction(const ReducePlan& rp, int W, std::int64_t resident_threads);
 
 /// Views a reduction takes: eight inputs and a fused output.
 inline constexpr int max_reduction_operands = 9;

@@ -1,7 +1,7 @@
 #pragma once
 // The folds of a device reduction's partial results (kstream/impl/reduce_kernel.hpp's second launch): by one team,
-// or by Kokkos' parallel_reduce over many (plan.hpp: one_team_fold_partials). Each folds in an order fixed for a
-// given count and device, so a reduction gives the same bits on every run.
+// or by Kokkos' parallel_reduce over many (plan.hpp: one_team_fold_partials); a host reduction's, in tile order.
+// Each folds in an order fixed for a given count and device, so a reduction gives the same bits on every run.
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 #include <kstream/impl/plan.hpp>
@@ -58,6 +58,26 @@ struct FoldDevicePartials {
   Reducer r;
   const Acc* partials;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t t, Acc& value) const { value = r(value, partials[t]); }
+};
+
+/// The host partials folded in tile order.
+template <class Acc, class Reducer>
+Acc fold(const Reducer& r, const Acc* partials, std::int64_t tiles) {
+  Acc total = r.template identity<Acc>();
+  for (std::int64_t t = 0; t < tiles; ++t) total = r(total, partials[t]);
+  return total;
+}
+
+/// fold() into a rank-0 view (as its type): a recorded host reduction's last node.
+template <class Acc, class Reducer, class Result>
+struct FoldPartials {
+  Reducer r;
+  const Acc* partials;
+  std::int64_t tiles;
+  Result result;
+  void operator()(std::int64_t) const {
+    result() = from_accumulator<typename Result::value_type>(fold(r, partials, tiles));
+  }
 };
 
 }  // namespace kstream::impl

@@ -28,8 +28,9 @@
 namespace kstream::impl {
 
 /// Device teams (device_team_size, device_in_flight: kstream/impl/plan.hpp) are compiled for at most 64 registers
-/// a thread (LaunchBounds of four teams: the kernels use 32-64). Rows with a fused output (`Wide`): 80 (three
-/// teams), as their stores' row offsets in flight spill at 64; two teams (128) hold fewer loads in flight.
+/// a thread (LaunchBounds of four teams: the kernels use 32-64). `Wide`: 80 (three teams) for rows with a fused
+/// output, whose stores' row offsets in flight spill at 64, and for warps' units of rows, whose two rows' loads
+/// and edges in flight spill at 64 (the dot's 72-80 bytes); two teams (128) hold fewer loads in flight.
 template <class ExecSpace, bool Wide = false>
 using DeviceReducePolicy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<device_team_size, Wide ? 3 : 4>>;
 /// The one-launch reduction's teams (one_launch_teams), the same eager and recorded (so a replay gives the eager
@@ -38,12 +39,13 @@ template <class ExecSpace>
 using DeviceOneLaunchPolicy = Kokkos::TeamPolicy<ExecSpace>;
 
 /// Where a device reduction's rows start (RowStarts), how each is read (its items and edges), and the division by
-/// a row's items for the cursor's steps.
+/// a row's items for the cursor's steps, or the warps' units.
 template <bool Rows, int K>
 struct ReduceRows {
   RowStarts<K> starts;
   RowItems row;
   FastDivider rows_of;
+  RowUnits units;
 };
 template <int K>
 struct ReduceRows<false, K> {};
@@ -55,11 +57,12 @@ struct ReduceRows<false, K> {};
 /// a cursor on its row, the row's start in each operand from its coordinates, moved on as the thread's items cross
 /// into the next rows. Rows of packs: the items are the rows' whole packs, and the team then reads the edges of the
 /// rows whose first pack its chunk holds, in a loop of their own (the loop of packs in flight stays free of
-/// branches and of their registers).
-template <class ExecSpace, class Acc, int W, class Reducer, class Step, bool Rows>
+/// branches and of their registers). `Units` (rows of packs, two launches): chunk t is units [t * u, (t + 1) * u)
+/// (u = device_row_units_per_chunk, n counts the units), each warp's (accumulate_units).
+template <class ExecSpace, class Acc, int W, class Reducer, class Step, bool Rows, bool Units = false>
 struct DeviceReduceTiles : ReduceRows<Rows, Step::operands> {
   static constexpr int InFlight = device_in_flight;
-  static constexpr bool wide = Rows && Step::writes;  // two-launch kernel's launch bounds (DeviceReducePolicy)
+  static constexpr bool wide = Rows && (Step::writes || Units);  // two-launch kernel's bounds (DeviceReducePolicy)
   static constexpr int K = Step::operands;
   using member_type = typename DeviceReducePolicy<ExecSpace>::member_type;
   using Seq = typename Step::Seq;
@@ -67,8 +70,7 @@ struct DeviceReduceTiles : ReduceRows<Rows, Step::operands> {
   Step step;
   std::int64_t n;
   bool packed;
-  std::int16_t lanes = device_team_size;  // rows: threads that read consecutive items (DeviceReduction::row_lanes)
-  std::int32_t passes = 1;                // passes of packs in flight a chunk holds (row_chunk_passes)
+  std::int32_t passes = 1;  // passes of packs in flight a chunk holds (row_chunk_passes)
   Acc* partials;
 
   DeviceReduceTiles(const Reducer& r_, const Step& step_, std::int64_t n_, bool packed_, Acc* partials_)
@@ -76,19 +78,17 @@ struct DeviceReduceTiles : ReduceRows<Rows, Step::operands> {
 
   /// Two launches: the team's value into partials[team], folded by the next kernel.
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
-    Acc mine = thread_value<true>(team, team.league_rank());
+    Acc mine = thread_value(team, team.league_rank());
     team.team_reduce(KokkosReducer<Reducer, Acc, Kokkos::HostSpace>(r, mine));  // (a scalar, as Kokkos::Sum)
     if (team.team_rank() == 0) partials[team.league_rank()] = mine;
   }
   /// One launch (one_launch_teams): each thread's value of its team's chunk into Kokkos' reduction over the
   /// threads and teams, whose order is fixed for a given league and device.
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team, Acc& value) const {
-    value = r(value, thread_value<false>(team, team.league_rank()));
+    value = r(value, thread_value(team, team.league_rank()));
   }
 
-  /// This thread's share of chunk `chunk`; Shares: a fused output's rows may be read in warps' shares (two
-  /// launches: DeviceReduction::row_lanes; one launch is of chunks of one pass, read by the team's width).
-  template <bool Shares>
+  /// This thread's share of chunk `chunk`.
   KOKKOS_INLINE_FUNCTION Acc thread_value(const member_type& team, std::int64_t chunk) const {
     Acc acc[InFlight];
     KSTREAM_DEVICE_UNROLL
@@ -96,12 +96,14 @@ struct DeviceReduceTiles : ReduceRows<Rows, Step::operands> {
     const std::int64_t items = device_chunk_items(W, passes);
     const std::int64_t first = chunk * items;
     const std::int64_t last = first + items < n ? first + items : n;
-    if constexpr (Rows) {
+    if constexpr (Units) {
+      accumulate_units(chunk, team.team_rank(), team.team_size(), acc);
+    } else if constexpr (Rows) {
       if (packed) {
-        accumulate_rows<W, Shares>(first, last, team.team_rank(), team.team_size(), acc);
+        accumulate_rows<W>(first, last, team.team_rank(), team.team_size(), acc);
         accumulate_edges(first / W, last / W, team.team_rank(), team.team_size(), acc[0]);
       } else {
-        accumulate_rows<1, Shares>(first, last, team.team_rank(), team.team_size(), acc);
+        accumulate_rows<1>(first, last, team.team_rank(), team.team_size(), acc);
       }
     } else {
       accumulate(step, first, last, team.team_rank(), team.team_size(), acc);
@@ -112,19 +114,14 @@ struct DeviceReduceTiles : ReduceRows<Rows, Step::operands> {
     return mine;
   }
 
-  /// Items (V elements: a pack, or one) [first, last) / V of the flattened rows into this thread's accumulators;
-  /// every load in flight issued before any is reduced (or stored: a fused output may alias an input). The team's
-  /// threads read consecutive items, each `threads` items on; with a fused output, groups of `lanes` threads
-  /// (DeviceReduction::row_lanes: a warp) each read their own contiguous share of the chunk (thread_items), so that
-  /// a cursor crosses into the next row once in a row's items / lanes steps, not at almost every step.
-  template <int V, bool Shares>
+  /// Items (V elements: a pack, or one) [first, last) / V of the flattened rows into this thread's accumulators,
+  /// the team's threads on consecutive items, each `threads` items on; every load in flight issued before any is
+  /// reduced (or stored: a fused output may alias an input).
+  template <int V>
   KOKKOS_INLINE_FUNCTION void accumulate_rows(std::int64_t first, std::int64_t last, int rank, int threads,
                                               Acc (&acc)[InFlight]) const {
-    const ThreadItems mine = thread_items(first / V, last / V, device_chunk_items(W, passes) / V, rank, threads,
-                                          Shares && Step::writes ? int(this->lanes) : threads);
-    std::int64_t item = mine.item;
-    const std::int64_t end = mine.end;
-    threads = mine.step;
+    std::int64_t item = first / V + rank;
+    const std::int64_t end = last / V;
     if (item >= end) return;
     const std::int64_t lead = this->row.lead;
     RowCursor<K> cursor(this->starts, this->row.items, item);
@@ -147,6 +144,47 @@ struct DeviceReduceTiles : ReduceRows<Rows, Step::operands> {
       const Step here = step.from(offset);
       acc[0] = here.template pack<Acc, V>(0, here.template load_pack<V>(0, Seq{}), r, acc[0], Seq{});
       cursor.advance(this->starts, this->rows_of, threads);
+    }
+  }
+
+  /// Units [first, last) of chunk `chunk` (RowUnits), one a warp at a time: lane l reads packs l and 32 + l of the
+  /// unit in both its rows, and with a row's first unit element l of each row's edges, all in flight at once.
+  KOKKOS_INLINE_FUNCTION void accumulate_units(std::int64_t chunk, int rank, int threads, Acc (&acc)[InFlight]) const {
+    static_assert(InFlight == 4 && device_row_unit_packs == 2 * device_row_lanes, "two rows, two loads each");
+    constexpr int lanes = device_row_lanes;
+    const RowItems& e = this->row;
+    const int lane = rank % lanes, packs = int(e.items);
+    const std::int64_t first = chunk * device_row_units_per_chunk;
+    const std::int64_t last = first + device_row_units_per_chunk < n ? first + device_row_units_per_chunk : n;
+    const bool edge_lane = lane < e.edges;
+    const std::int64_t column = e.column(lane) - e.lead;  // from the row's first pack
+    for (std::int64_t u = first + rank / lanes; u < last; u += threads / lanes) {
+      const RowUnits::Unit unit = this->units.at(std::uint32_t(u));
+      Step body[2] = {step, step};  // each row from its first pack
+      KSTREAM_DEVICE_UNROLL
+      for (int j = 0; j < 2; ++j) {
+        std::int64_t base[K], offset[K];
+        this->starts.offsets(unit.row + (j == 1 && unit.two ? 1 : 0), base);
+        step.along(base, e.lead, offset);
+        body[j] = step.from(offset);
+      }
+      const auto in_unit = [&](int s) { return unit.pack + (s & 1) * lanes + lane < packs && (s < 2 || unit.two); };
+      const auto in_edges = [&](int j) { return unit.pack == 0 && edge_lane && (j == 0 || unit.two); };
+      typename Step::template Packs<W> loaded[InFlight];
+      typename Step::Elements edge[2];
+      KSTREAM_DEVICE_UNROLL
+      for (int s = 0; s < InFlight; ++s)
+        if (in_unit(s)) loaded[s] = body[s >> 1].template load_pack<W>(unit.pack + (s & 1) * lanes + lane, Seq{});
+      KSTREAM_DEVICE_UNROLL
+      for (int j = 0; j < 2; ++j)
+        if (in_edges(j)) edge[j] = body[j].load(column, Seq{});
+      KSTREAM_DEVICE_UNROLL
+      for (int s = 0; s < InFlight; ++s)
+        if (in_unit(s))
+          acc[s] = body[s >> 1].template pack<Acc, W>(unit.pack + (s & 1) * lanes + lane, loaded[s], r, acc[s], Seq{});
+      KSTREAM_DEVICE_UNROLL
+      for (int j = 0; j < 2; ++j)
+        if (in_edges(j)) acc[j] = r(acc[j], body[j].template element<Acc>(column, edge[j], Seq{}));
     }
   }
 
@@ -233,26 +271,6 @@ struct HostReduceTiles {
 /// Elements per host tile: a fixed length, so the partials do not depend on the thread count.
 inline constexpr std::int64_t host_tile_items = 16384;
 
-/// The host partials folded in tile order.
-template <class Acc, class Reducer>
-Acc fold(const Reducer& r, const Acc* partials, std::int64_t tiles) {
-  Acc total = r.template identity<Acc>();
-  for (std::int64_t t = 0; t < tiles; ++t) total = r(total, partials[t]);
-  return total;
-}
-
-/// fold() into a rank-0 view (as its type): a recorded host reduction's last node.
-template <class Acc, class Reducer, class Result>
-struct FoldPartials {
-  Reducer r;
-  const Acc* partials;
-  std::int64_t tiles;
-  Result result;
-  void operator()(std::int64_t) const {
-    result() = from_accumulator<typename Result::value_type>(fold(r, partials, tiles));
-  }
-};
-
 /// Reduces `step` over the plan's elements into `result`, through `sink` (run now, or recorded): a rank-0 view in
 /// exec's memory (of Acc, or of another type: the accumulated value converted once), or (run now only) an Acc* on
 /// the host that holds the value when this returns. `operands`: the step's operands (inputs, then the output).
@@ -265,7 +283,7 @@ void reduce_tiles(const Sink& sink, const char* label, const ExecSpace& exec, co
   constexpr bool convert = !std::is_same_v<typename result_value<Result, Acc>::type, Acc>;
   if constexpr (is_device_execution_space_v<ExecSpace>) {
     using Space = typename ExecSpace::memory_space;
-    const DeviceReduction how = device_reduction(rp, W, exec.concurrency(), Step::writes);
+    const DeviceReduction how = device_reduction(rp, W, exec.concurrency());
     const bool rows = rp.rows > 1;  // each row read as `row`: its whole packs (its edges go with them), or elements
     const RowItems row = how.packed ? RowItems(rp.row_lead, W, rp.row_length) : RowItems(0, 1, rp.row_length);
     const std::int64_t chunks = how.chunks, teams = how.teams;
@@ -276,17 +294,25 @@ void reduce_tiles(const Sink& sink, const char* label, const ExecSpace& exec, co
                               "and strides stay below 2^31");
     const bool one_launch = teams > 0;
     const std::int64_t kept = one_launch ? 0 : chunks;  // partials the fold reads
-    // The tiles (rows, or one row) writing their partial results (two launches) to `partials`, handed to use().
-    const auto with_tiles = [&](Acc* partials, const auto& use) {
+    // The tiles (rows, or one row) writing their partial results (two launches) to `partials`, handed to use();
+    // warps' units of rows only in two launches (TwoLaunches).
+    const auto with_tiles = [&](Acc* partials, auto two_launches, const auto& use) {
       if (!rows)
         return use(DeviceReduceTiles<ExecSpace, Acc, W, Reducer, Step, false>(r, step, rp.n, how.packed, partials));
-      DeviceReduceTiles<ExecSpace, Acc, W, Reducer, Step, true> tiles(r, step, how.covered, how.packed, partials);
-      tiles.starts = RowStarts<Step::operands>(rp.geometry, operands, 1);
-      tiles.row = row;
-      tiles.lanes = std::int16_t(how.row_lanes);
-      tiles.rows_of = rows_divider(row.items, how.row_lanes);
-      tiles.passes = how.passes;
-      return use(tiles);
+      const auto of_rows = [&](auto tiles) {
+        tiles.starts = RowStarts<Step::operands>(rp.geometry, operands, 1);
+        tiles.row = row;
+        tiles.rows_of = rows_divider(row.items, device_team_size);
+        tiles.units = RowUnits(rp.rows, row.items);
+        tiles.passes = how.passes;
+        return use(tiles);
+      };
+      if constexpr (decltype(two_launches)::value)
+        if (how.row_units > 0)
+          return of_rows(DeviceReduceTiles<ExecSpace, Acc, W, Reducer, Step, true, true>(r, step, how.row_units,
+                                                                                         how.packed, partials));
+      return of_rows(
+          DeviceReduceTiles<ExecSpace, Acc, W, Reducer, Step, true>(r, step, how.covered, how.packed, partials));
     };
     // partials[0, kept), then (converting, or two launches to the host) a slot for the value
     const auto launch = [&](Acc* partials) {
@@ -309,10 +335,10 @@ void reduce_tiles(const Sink& sink, const char* label, const ExecSpace& exec, co
         }
       };
       if (one_launch)
-        return with_tiles(partials, [&](const auto& tiles) {
+        return with_tiles(partials, std::false_type{}, [&](const auto& tiles) {
           reduce_into(label, DeviceOneLaunchPolicy<ExecSpace>(exec, int(teams), device_team_size), tiles);
         });
-      with_tiles(partials, [&](const auto& tiles) {  // a team per chunk into partials[chunk]
+      with_tiles(partials, std::true_type{}, [&](const auto& tiles) {  // a team per chunk into partials[chunk]
         using Tiles = std::decay_t<decltype(tiles)>;
         sink(label, DeviceReducePolicy<ExecSpace, Tiles::wide>(exec, int(chunks), device_team_size), tiles);
       });
