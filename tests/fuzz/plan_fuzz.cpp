@@ -93,6 +93,21 @@ struct Call {
   }
 };
 
+/// f(std::integral_constant<int, K>{}) for K = count operands, 2 to 5 (5: more).
+template <class F>
+void with_operands(int count, const F& f) {
+  switch (count) {
+    case 2:
+      return f(std::integral_constant<int, 2>{});
+    case 3:
+      return f(std::integral_constant<int, 3>{});
+    case 4:
+      return f(std::integral_constant<int, 4>{});
+    default:
+      return f(std::integral_constant<int, 5>{});
+  }
+}
+
 /// A 16-byte pack of operand k at byte offset `bytes`: aligned and made of the operand's elements.
 void check_pack(const Call& c, int k, std::int64_t bytes) {
   CHECK((c.base + std::uintptr_t(bytes)) % pack_bytes == 0, bytes);
@@ -184,20 +199,7 @@ void check_elementwise(Call& c, const CallFacts& facts) {
         walk_row(c, p, at, strides, g.extents[0], true);
       }
     };
-    switch (K) {
-      case 2:
-        rows(std::integral_constant<int, 2>{});
-        break;
-      case 3:
-        rows(std::integral_constant<int, 3>{});
-        break;
-      case 4:
-        rows(std::integral_constant<int, 4>{});
-        break;
-      default:
-        rows(std::integral_constant<int, 5>{});
-        break;
-    }
+    with_operands(K, rows);
   } else {  // general (device) or the host's tiles walked row by row
     auto walk = [&](auto tag) {
       constexpr int N = decltype(tag)::value;
@@ -395,20 +397,7 @@ void check_reduction(Call& c) {
     chunk = std::int64_t(threads) * 4 * W * passes;
     rows_of = rows_divider(per_row, threads);
     seen.assign(std::size_t(r.n), 0);
-    switch (count) {
-      case 2:
-        walk(std::integral_constant<int, 2>{});
-        break;
-      case 3:
-        walk(std::integral_constant<int, 3>{});
-        break;
-      case 4:
-        walk(std::integral_constant<int, 4>{});
-        break;
-      default:
-        walk(std::integral_constant<int, 5>{});
-        break;
-    }
+    with_operands(count, walk);
     for (std::size_t i = 0; i < seen.size(); ++i) CHECK(seen[i] == 1, std::int64_t(i), passes);
   }
 }
