@@ -39,16 +39,22 @@ template <class ExecSpace>
 using DeviceOneLaunchPolicy = Kokkos::TeamPolicy<ExecSpace>;
 
 /// Where a device reduction's rows start (RowStarts), how each is read (its items and edges), and the division by
-/// a row's items for the cursor's steps, or the warps' units.
+/// a row's items for the cursor's steps; the warps' units (Units) apart, so that the other functors keep their size
+/// (RowItems).
 template <bool Rows, int K>
 struct ReduceRows {
   RowStarts<K> starts;
   RowItems row;
   FastDivider rows_of;
-  RowUnits units;
 };
 template <int K>
 struct ReduceRows<false, K> {};
+template <bool Units>
+struct ReduceUnits {
+  RowUnits units;
+};
+template <>
+struct ReduceUnits<false> {};
 
 /// Device tiles: team t reduces chunk t (elements [t * c, (t + 1) * c) up to n, c = device_chunk_items) with InFlight
 /// accumulators per thread into partials[t] (two launches), or chunks t, t + league, ... into Kokkos' reduction
@@ -60,7 +66,7 @@ struct ReduceRows<false, K> {};
 /// branches and of their registers). `Units` (rows of packs, two launches): chunk t is units [t * u, (t + 1) * u)
 /// (u = device_row_units_per_chunk, n counts the units), each warp's (accumulate_units).
 template <class ExecSpace, class Acc, int W, class Reducer, class Step, bool Rows, bool Units = false>
-struct DeviceReduceTiles : ReduceRows<Rows, Step::operands> {
+struct DeviceReduceTiles : ReduceRows<Rows, Step::operands>, ReduceUnits<Units> {
   static constexpr int InFlight = device_in_flight;
   static constexpr bool wide = Rows && (Step::writes || Units);  // two-launch kernel's bounds (DeviceReducePolicy)
   static constexpr int K = Step::operands;
@@ -295,7 +301,7 @@ void reduce_tiles(const Sink& sink, const char* label, const ExecSpace& exec, co
     const bool one_launch = teams > 0;
     const std::int64_t kept = one_launch ? 0 : chunks;  // partials the fold reads
     // The tiles (rows, or one row) writing their partial results (two launches) to `partials`, handed to use();
-    // warps' units of rows only in two launches (TwoLaunches).
+    // warps' units of rows only in two launches (two_launches: std::true_type).
     const auto with_tiles = [&](Acc* partials, auto two_launches, const auto& use) {
       if (!rows)
         return use(DeviceReduceTiles<ExecSpace, Acc, W, Reducer, Step, false>(r, step, rp.n, how.packed, partials));
@@ -303,14 +309,16 @@ void reduce_tiles(const Sink& sink, const char* label, const ExecSpace& exec, co
         tiles.starts = RowStarts<Step::operands>(rp.geometry, operands, 1);
         tiles.row = row;
         tiles.rows_of = rows_divider(row.items, device_team_size);
-        tiles.units = RowUnits(rp.rows, row.items);
         tiles.passes = how.passes;
         return use(tiles);
       };
       if constexpr (decltype(two_launches)::value)
-        if (how.row_units > 0)
-          return of_rows(DeviceReduceTiles<ExecSpace, Acc, W, Reducer, Step, true, true>(r, step, how.row_units,
-                                                                                         how.packed, partials));
+        if (how.row_units > 0) {
+          DeviceReduceTiles<ExecSpace, Acc, W, Reducer, Step, true, true> units(r, step, how.row_units, how.packed,
+                                                                                partials);
+          units.units = RowUnits(rp.rows, row.items);
+          return of_rows(units);
+        }
       return of_rows(
           DeviceReduceTiles<ExecSpace, Acc, W, Reducer, Step, true>(r, step, how.covered, how.packed, partials));
     };
