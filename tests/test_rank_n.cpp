@@ -11,28 +11,23 @@ template <class C>
 class RankTest : public ::testing::Test {};
 TYPED_TEST_SUITE(RankTest, AllCases, CaseNames);
 
-template <class C, int R>
-void check_add_on_every_mapping() {
-  using T = typename C::value_type;
-  const auto extents = test_extents<R>();
-  for (const auto& maps : mapping_combinations<R, 3>(extents)) {
-    const auto plus = [](T x, T y) { return T(x + y); };
-    EXPECT_EQ((run_tensor_case<C, R, 2>(
-                  extents, maps, [](auto exec, auto o, auto x, auto y) { kstream::add(exec, x, y, o); }, plus)),
-              "")
-        << "tiled " << describe(maps);
-    EXPECT_EQ((run_tensor_case<C, R, 2>(
-                  extents, maps, [](auto exec, auto o, auto x, auto y) { kstream::naive::add(exec, x, y, o); }, plus)),
-              "")
-        << "naive " << describe(maps);
-  }
-}
-
 TYPED_TEST(RankTest, AddOnEveryMappingOfEveryRank) {
-  [&]<int... R>(std::integer_sequence<int, R...>) {
-    (check_add_on_every_mapping<TypeParam, R + 1>(), ...);
+  using T = typename TypeParam::value_type;
+  const auto plus = [](T x, T y) { return T(x + y); };
+  for (int rank = 1; rank <= 8; ++rank) {
+    const Extents extents = test_extents(rank);
+    for (const auto& maps : mapping_combinations<3>(extents)) {
+      EXPECT_EQ((run_tensor_case<TypeParam, 2>(
+                    extents, maps, [](auto exec, auto o, auto x, auto y) { kstream::add(exec, x, y, o); }, plus)),
+                "")
+          << "tiled " << describe(maps);
+      EXPECT_EQ(
+          (run_tensor_case<TypeParam, 2>(
+              extents, maps, [](auto exec, auto o, auto x, auto y) { kstream::naive::add(exec, x, y, o); }, plus)),
+          "")
+          << "naive " << describe(maps);
+    }
   }
-  (std::make_integer_sequence<int, 8>{});
 }
 
 }  // namespace

@@ -9,37 +9,31 @@ template <class C>
 class RankCallsTest : public ::testing::Test {};
 TYPED_TEST_SUITE(RankCallsTest, AllCases, CaseNames);
 
-template <class C, int R>
-void check_fma_and_four_inputs() {
-  using T = typename C::value_type;
-  const auto extents = test_extents<R>();
-  for (const auto& maps : mapping_combinations<R, 4>(extents)) {
-    EXPECT_EQ((run_tensor_case<C, R, 3>(
-                  extents, maps, [](auto exec, auto o, auto a, auto b, auto c) { kstream::fma(exec, a, b, c, o); },
-                  [](T a, T b, T c) { return std::fma(a, b, c); })),
-              "")
-        << "fma " << describe(maps);
-  }
-  for (const auto& maps : mapping_combinations<R, 5>(extents)) {
-    EXPECT_EQ((run_tensor_case<C, R, 4>(
-                  extents, maps, [](auto exec, auto o, auto... ins) { kstream::transform(exec, o, FmaPlus{}, ins...); },
-                  FmaPlus{})),
-              "")
-        << "transform " << describe(maps);
-  }
-}
-
 TYPED_TEST(RankCallsTest, FmaAndFourInputTransforms) {
-  check_fma_and_four_inputs<TypeParam, 2>();
-  check_fma_and_four_inputs<TypeParam, 3>();
-  check_fma_and_four_inputs<TypeParam, 5>();
-  check_fma_and_four_inputs<TypeParam, 8>();
-  // The naive fma and transform on rank 3 (MDRange; add covers every rank).
   using T = typename TypeParam::value_type;
-  const auto extents = test_extents<3>();
-  for (const auto& maps : mapping_combinations<3, 4>(extents))
+  using Some = Ranks<2, 3, 5, 8>;
+  for (const int rank : {2, 3, 5, 8}) {
+    const Extents extents = test_extents(rank);
+    for (const auto& maps : mapping_combinations<4>(extents)) {
+      EXPECT_EQ((run_tensor_case<TypeParam, 3, Some>(
+                    extents, maps, [](auto exec, auto o, auto a, auto b, auto c) { kstream::fma(exec, a, b, c, o); },
+                    [](T a, T b, T c) { return std::fma(a, b, c); })),
+                "")
+          << "fma " << describe(maps);
+    }
+    for (const auto& maps : mapping_combinations<5>(extents)) {
+      EXPECT_EQ((run_tensor_case<TypeParam, 4, Some>(
+                    extents, maps,
+                    [](auto exec, auto o, auto... ins) { kstream::transform(exec, o, FmaPlus{}, ins...); }, FmaPlus{})),
+                "")
+          << "transform " << describe(maps);
+    }
+  }
+  // The naive fma and transform on rank 3 (MDRange; add covers every rank).
+  const Extents extents = test_extents(3);
+  for (const auto& maps : mapping_combinations<4>(extents))
     EXPECT_EQ(
-        (run_tensor_case<TypeParam, 3, 3>(
+        (run_tensor_case<TypeParam, 3, Ranks<3>>(
             extents, maps, [](auto exec, auto o, auto a, auto b, auto c) { kstream::naive::fma(exec, a, b, c, o); },
             [](T a, T b, T c) { return std::fma(a, b, c); })),
         "")
@@ -49,11 +43,11 @@ TYPED_TEST(RankCallsTest, FmaAndFourInputTransforms) {
 // Explicit tile shapes (small tiles: many per row, edges everywhere) and long rows at every pack offset.
 TYPED_TEST(RankCallsTest, ExplicitShapesAndRowsAtEveryOffset) {
   using T = typename TypeParam::value_type;
-  const std::array<std::int64_t, 3> extents{3, 4, 301};
+  const Extents extents{3, 4, 301};
   const int team = on_device<TypeParam> ? 32 : 1;
   for (const TileShape shape : {TileShape{team, 1, 1}, TileShape{team, 2, 2}, TileShape{team, 8, 1}}) {
-    for (const auto& maps : mapping_combinations<3, 3>(extents))
-      EXPECT_EQ((run_tensor_case<TypeParam, 3, 2>(
+    for (const auto& maps : mapping_combinations<3>(extents))
+      EXPECT_EQ((run_tensor_case<TypeParam, 2, Ranks<3>>(
                     extents, maps, [&](auto exec, auto o, auto x, auto y) { kstream::add(exec, x, y, o, shape); },
                     [](T x, T y) { return T(x + y); })),
                 "")
@@ -65,18 +59,18 @@ TYPED_TEST(RankCallsTest, ExplicitShapesAndRowsAtEveryOffset) {
   const std::int64_t per_pack = pack_bytes / std::int64_t(sizeof(T));
   for (std::int64_t offset = 0; offset < per_pack; ++offset) {
     for (std::int64_t pitch_pad : {std::int64_t(0), std::int64_t(1)}) {
-      Mapping<3> m{"pitched", offset,
-                   packed_strides<3>(extents, right_order<3>(), 1, (per_pack - 301 % per_pack) % per_pack + pitch_pad)};
-      Mapping<3> other = m;
+      Mapping m{"pitched", offset,
+                packed_strides(extents, right_order(3), 1, (per_pack - 301 % per_pack) % per_pack + pitch_pad)};
+      Mapping other = m;
       other.offset = (offset + 1) % per_pack;
-      EXPECT_EQ((run_tensor_case<TypeParam, 3, 2>(
-                    extents, std::array<Mapping<3>, 3>{m, m, m},
+      EXPECT_EQ((run_tensor_case<TypeParam, 2, Ranks<3>>(
+                    extents, std::array<Mapping, 3>{m, m, m},
                     [](auto exec, auto o, auto x, auto y) { kstream::add(exec, x, y, o); },
                     [](T x, T y) { return T(x + y); })),
                 "")
           << m.describe();
-      EXPECT_EQ((run_tensor_case<TypeParam, 3, 3>(
-                    extents, std::array<Mapping<3>, 4>{m, other, m, other},
+      EXPECT_EQ((run_tensor_case<TypeParam, 3, Ranks<3>>(
+                    extents, std::array<Mapping, 4>{m, other, m, other},
                     [](auto exec, auto o, auto a, auto b, auto c) { kstream::fma(exec, a, b, c, o); },
                     [](T a, T b, T c) { return std::fma(a, b, c); })),
                 "")
@@ -87,25 +81,24 @@ TYPED_TEST(RankCallsTest, ExplicitShapesAndRowsAtEveryOffset) {
 
 TYPED_TEST(RankCallsTest, ExactAliasingEmptyAndSingleElementViews) {
   using T = typename TypeParam::value_type;
-  const auto extents = test_extents<3>();
-  for (const auto& m : standard_mappings<3>(extents))
-    EXPECT_EQ((run_tensor_case<TypeParam, 3, 2>(
-                  extents, std::array<Mapping<3>, 3>{m, m, m},
+  const Extents extents = test_extents(3);
+  for (const auto& m : standard_mappings(extents))
+    EXPECT_EQ((run_tensor_case<TypeParam, 2, Ranks<3>>(
+                  extents, std::array<Mapping, 3>{m, m, m},
                   [](auto exec, auto o, auto x, auto y) { kstream::add(exec, x, y, o); },
                   [](T x, T y) { return T(x + y); }, 0)),
               "")
         << "out == x, " << m.describe();
-  for (const std::array<std::int64_t, 4> odd :
-       {std::array<std::int64_t, 4>{3, 0, 5, 7}, std::array<std::int64_t, 4>{1, 1, 1, 1}}) {
-    for (const auto& m : standard_mappings<4>(odd)) {
-      EXPECT_EQ((run_tensor_case<TypeParam, 4, 2>(
-                    odd, std::array<Mapping<4>, 3>{m, m, m},
+  for (const Extents& odd : {Extents{3, 0, 5, 7}, Extents{1, 1, 1, 1}}) {
+    for (const auto& m : standard_mappings(odd)) {
+      EXPECT_EQ((run_tensor_case<TypeParam, 2, Ranks<4>>(
+                    odd, std::array<Mapping, 3>{m, m, m},
                     [](auto exec, auto o, auto x, auto y) { kstream::add(exec, x, y, o); },
                     [](T x, T y) { return T(x + y); })),
                 "")
           << m.describe();
-      EXPECT_EQ((run_tensor_case<TypeParam, 4, 2>(
-                    odd, std::array<Mapping<4>, 3>{m, m, m},
+      EXPECT_EQ((run_tensor_case<TypeParam, 2, Ranks<4>>(
+                    odd, std::array<Mapping, 3>{m, m, m},
                     [](auto exec, auto o, auto x, auto y) { kstream::naive::add(exec, x, y, o); },
                     [](T x, T y) { return T(x + y); })),
                 "")

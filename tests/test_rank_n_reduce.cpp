@@ -25,58 +25,56 @@ struct SquareOfFirst {
   }
 };
 
-/// dot, Max and the fused update-and-norm on rank-R views at every mapping pair: exact on small whole numbers,
+/// dot, Max and the fused update-and-norm on views of every rank at every mapping pair: exact on small whole numbers,
 /// the same bits on a second call.
-template <class C, int R>
-void check_reductions() {
-  using T = typename C::value_type;
-  using Acc = kstream::accumulator_t<T>;
-  using M = typename C::memory_space;
-  const typename C::execution_space exec;
-  const auto extents = test_extents<R>();
-  for (const auto& maps : mapping_combinations<R, 2>(extents)) {
-    GuardedTensor<T, R, M> x("x", extents, maps[0]), y("y", extents, maps[1]);
-    Acc exact = 0;
-    T largest = small_value<T>(0, 0) * small_value<T>(0, 1);
-    double norm = 0;
-    for (std::int64_t i = 0; i < x.size(); ++i) {
-      x.at(i) = small_value<T>(i, 0);
-      y.at(i) = small_value<T>(i, 1);
-      exact += Acc(x.at(i)) * Acc(y.at(i));
-      largest = std::max(largest, T(x.at(i) * y.at(i)));
-      norm += double(y.at(i) - x.at(i)) * double(y.at(i) - x.at(i));
-    }
-    x.upload();
-    y.upload();
-    const Acc first = kstream::dot(exec, x.view(), y.view()), second = kstream::dot(exec, x.view(), y.view());
-    EXPECT_EQ(first, exact) << "dot " << describe(maps);
-    EXPECT_TRUE(same_bits(first, second)) << "dot " << describe(maps);
-    Kokkos::View<T, M> result("max");
-    kstream::transform_reduce(exec, result, kstream::Max{}, Times<T>{}, x.view(), y.view());
-    T got{};
-    Kokkos::deep_copy(got, result);
-    EXPECT_EQ(got, largest) << "max " << describe(maps);
-    // y = y - x and ||y - x||^2 in one pass (y written in place, ordered by y's layout).
-    Kokkos::View<Acc, M> squares("squares");
-    kstream::transform_reduce(exec, y.view(), Minus<T>{}, squares, kstream::Sum{}, SquareOfFirst<T>{}, y.view(),
-                              x.view());
-    Acc fused{};
-    Kokkos::deep_copy(fused, squares);
-    EXPECT_EQ(double(fused), norm) << "fused " << describe(maps);
-    y.download();
-    std::int64_t wrong = 0;
-    for (std::int64_t i = 0; i < y.size(); ++i)
-      wrong += !same_bits(y.at(i), T(small_value<T>(i, 1) - small_value<T>(i, 0)));
-    EXPECT_EQ(wrong, 0) << "fused output " << describe(maps);
-    EXPECT_EQ(y.damaged_guard_elements(), 0) << "fused output " << describe(maps);
-  }
-}
-
 TYPED_TEST(RankReduceTest, ReductionsOnEveryMapping) {
-  [&]<int... R>(std::integer_sequence<int, R...>) {
-    (check_reductions<TypeParam, R + 1>(), ...);
+  using T = typename TypeParam::value_type;
+  using Acc = kstream::accumulator_t<T>;
+  using M = typename TypeParam::memory_space;
+  const typename TypeParam::execution_space exec;
+  for (int rank = 1; rank <= 8; ++rank) {
+    const Extents extents = test_extents(rank);
+    for (const auto& maps : mapping_combinations<2>(extents)) {
+      GuardedTensor<T, M> x("x", extents, maps[0]), y("y", extents, maps[1]);
+      Acc exact = 0;
+      T largest = small_value<T>(0, 0) * small_value<T>(0, 1);
+      double norm = 0;
+      for (std::int64_t i = 0; i < x.size(); ++i) {
+        x.at(i) = small_value<T>(i, 0);
+        y.at(i) = small_value<T>(i, 1);
+        exact += Acc(x.at(i)) * Acc(y.at(i));
+        largest = std::max(largest, T(x.at(i) * y.at(i)));
+        norm += double(y.at(i) - x.at(i)) * double(y.at(i) - x.at(i));
+      }
+      x.upload();
+      y.upload();
+      Acc first{}, second{};
+      Kokkos::View<T, M> result("max");
+      // y = y - x and ||y - x||^2 in one pass (y written in place, ordered by y's layout).
+      Kokkos::View<Acc, M> squares("squares");
+      call_at_rank(rank, AllRanks{}, [&]<int R>() {
+        first = kstream::dot(exec, x.template view<R>(), y.template view<R>());
+        second = kstream::dot(exec, x.template view<R>(), y.template view<R>());
+        kstream::transform_reduce(exec, result, kstream::Max{}, Times<T>{}, x.template view<R>(), y.template view<R>());
+        kstream::transform_reduce(exec, y.template view<R>(), Minus<T>{}, squares, kstream::Sum{}, SquareOfFirst<T>{},
+                                  y.template view<R>(), x.template view<R>());
+      });
+      EXPECT_EQ(first, exact) << "dot " << describe(maps);
+      EXPECT_TRUE(same_bits(first, second)) << "dot " << describe(maps);
+      T got{};
+      Kokkos::deep_copy(got, result);
+      EXPECT_EQ(got, largest) << "max " << describe(maps);
+      Acc fused{};
+      Kokkos::deep_copy(fused, squares);
+      EXPECT_EQ(double(fused), norm) << "fused " << describe(maps);
+      y.download();
+      std::int64_t wrong = 0;
+      for (std::int64_t i = 0; i < y.size(); ++i)
+        wrong += !same_bits(y.at(i), T(small_value<T>(i, 1) - small_value<T>(i, 0)));
+      EXPECT_EQ(wrong, 0) << "fused output " << describe(maps);
+      EXPECT_EQ(y.damaged_guard_elements(), 0) << "fused output " << describe(maps);
+    }
   }
-  (std::make_integer_sequence<int, 8>{});
 }
 
 /// dot and the fused update over the interior of a padded rank-2 field: `rows` rows of `length` elements, each
@@ -182,9 +180,9 @@ TYPED_TEST(RankReduceTest, RecordedCallsOnInteriors) {
   using T = typename TypeParam::value_type;
   using M = typename TypeParam::memory_space;
   using Exec = typename TypeParam::execution_space;
-  const std::array<std::int64_t, 3> extents{4, 5, 150};
-  const auto maps = standard_mappings<3>(extents);
-  GuardedTensor<T, 3, M> x("x", extents, maps[2]), y("y", extents, maps[3]), out("out", extents, maps[2]);
+  const Extents extents{4, 5, 150};
+  const auto maps = standard_mappings(extents);
+  GuardedTensor<T, M> x("x", extents, maps[2]), y("y", extents, maps[3]), out("out", extents, maps[2]);
   for (std::int64_t i = 0; i < x.size(); ++i) {
     x.at(i) = small_value<T>(i, 0);
     y.at(i) = small_value<T>(i, 1);
@@ -194,9 +192,9 @@ TYPED_TEST(RankReduceTest, RecordedCallsOnInteriors) {
   out.upload();
   Kokkos::View<kstream::accumulator_t<T>, M> result("result");
   auto recording = kstream::record(Exec(), [&](kstream::Recorder<Exec>& r) {
-    r.add(x.view(), y.view(), out.view());
-    r.fma(out.view(), x.view(), y.view(), out.view());
-    r.dot(out.view(), x.view(), result);
+    r.add(x.template view<3>(), y.template view<3>(), out.template view<3>());
+    r.fma(out.template view<3>(), x.template view<3>(), y.template view<3>(), out.template view<3>());
+    r.dot(out.template view<3>(), x.template view<3>(), result);
   });
   recording.submit();
   recording.submit();  // out = (x + y) * x + y, the same on every replay
