@@ -370,8 +370,7 @@ DeviceReduction device_reduction(const ReducePlan& rp, int W, std::int64_t resid
   // on consecutive packs cross into the next row at almost every step there, and each such step divides; a chunk
   // of one pass runs in one launch, whose kernel has no launch bounds.
   if (rows && d.packed && d.teams == 0 && rp.row_packs() >= device_row_lanes) {
-    const std::int64_t units =
-        (rp.rows + 1) / 2 * ((rp.row_packs() + device_row_unit_packs - 1) / device_row_unit_packs);
+    const std::int64_t units = row_unit_count(rp.rows, rp.row_packs());
     if (units < INT32_MAX) {
       d.row_units = units;
       d.chunks = (units + device_row_units_per_chunk - 1) / device_row_units_per_chunk;

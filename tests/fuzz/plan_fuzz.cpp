@@ -348,7 +348,7 @@ void check_reduction(Call& c) {
     };
     if (units) {  // chunks of 16 units, warps (32 threads) 8 units apart
       const RowUnits of(r.rows, per_row);
-      const std::int64_t count = (r.rows + 1) / 2 * ((per_row + device_row_unit_packs - 1) / device_row_unit_packs);
+      const std::int64_t count = row_unit_count(r.rows, per_row);
       for (std::int64_t first = 0; first < count; first += device_row_units_per_chunk)
         for (int warp = 0; warp < threads / device_row_lanes; ++warp)
           for (std::int64_t u = first + warp; u < std::min(count, first + device_row_units_per_chunk);

@@ -163,7 +163,7 @@ struct RowUnits {
 
   RowUnits() = default;
   RowUnits(std::int64_t rows_, std::int64_t row_packs)
-      : per_pair(std::uint32_t((row_packs + device_row_unit_packs - 1) / device_row_unit_packs)),
+      : per_pair(std::uint32_t(row_units_per_pair(row_packs))),
         rows(std::uint32_t(rows_)) {}
 
   KOKKOS_FORCEINLINE_FUNCTION Unit at(std::uint32_t u) const {

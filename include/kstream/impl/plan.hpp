@@ -226,6 +226,14 @@ inline constexpr int device_team_size = 256, device_in_flight = 4;
 inline constexpr int device_row_lanes = 32, device_row_unit_packs = 2 * device_row_lanes, device_row_unit_sweeps = 2;
 inline constexpr int device_row_units_per_chunk = device_team_size / device_row_lanes * device_row_unit_sweeps;
 static_assert(device_team_size % device_row_lanes == 0, "a team is whole warps");
+/// Warps' units in a pair of rows of `row_packs` whole packs.
+constexpr std::int64_t row_units_per_pair(std::int64_t row_packs) {
+  return (row_packs + device_row_unit_packs - 1) / device_row_unit_packs;
+}
+/// Warps' units over `rows` rows of `row_packs` whole packs: their pairs (an odd count's last pair one row).
+constexpr std::int64_t row_unit_count(std::int64_t rows, std::int64_t row_packs) {
+  return (rows + 1) / 2 * row_units_per_pair(row_packs);
+}
 
 /// Elements of one device chunk: `passes` passes of a team's packs in flight (a multiple of W, so packs never
 /// straddle chunks); one pass but for rows of packs (row_chunk_passes). Host and device: a plain constexpr function
