@@ -26,9 +26,10 @@ inline Extents test_extents(int rank) {
       return {2, 2, 3, 1, 2, 33};
     case 7:
       return {2, 1, 2, 3, 2, 2, 9};
-    default:
+    case 8:
       return {2, 3, 1, 2, 2, 1, 3, 7};
   }
+  throw std::invalid_argument("test_extents: rank " + std::to_string(rank) + ", not 1 to 8");
 }
 
 /// Runs `launch(exec, out_view, input_views...)` on operands at `maps` (output first; `alias` >= 0: the output is
