@@ -15,11 +15,12 @@
 #include <cstdint>
 #include <kstream/impl/index_math.hpp>
 #include <kstream/impl/instance_scratch.hpp>
-#include <kstream/impl/launch.hpp>
+#include <kstream/impl/sinks.hpp>
 #include <kstream/impl/pack.hpp>
 #include <kstream/impl/reduce_fold.hpp>
 #include <kstream/impl/reduce_step.hpp>
 #include <kstream/impl/slots.hpp>
+#include <kstream/tiling.hpp>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
