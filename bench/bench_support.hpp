@@ -587,6 +587,11 @@ using StridedMatrix =
 template <class Exec, class T>
 void kokkos_kernels_update(const StridedMatrix<Exec, T>& x, const StridedMatrix<Exec, T>& y,
                            const StridedMatrix<Exec, T>& out);
+/// Kokkos Kernels' multivector dot (what 1), nrm2 (2) and sum (0) of each column of x (peers_kokkos_kernels.cpp):
+/// the along rows' kokkosblas.
+template <class Exec, class T>
+void kokkos_kernels_columns(int what, const StridedMatrix<Exec, const T>& x, const StridedMatrix<Exec, const T>& y,
+                            const Kokkos::View<kstream::accumulator_t<T>*, typename Exec::memory_space>& out);
 /// The Kokkos Kernels version the suite was built with, e.g. "4.6.99".
 std::string kokkos_kernels_version();
 
@@ -595,6 +600,12 @@ std::string kokkos_kernels_version();
 /// Registered for the device where the build has one, for the host backends otherwise (suite_rank_n.hpp).
 template <class Exec>
 void register_rank_n(std::int64_t max_n, double min_time);
+
+/// The rows of reductions along dimensions (suite_along.cpp): multivector columns and rows, rank-3 axes, a rank-4
+/// interior's two middle axes, about 2^24 elements (fewer up to max_n); kstream, its full reduction of the same
+/// bytes, a team per output, and the peers.
+template <class Exec>
+void register_along(std::int64_t max_n, double min_time);
 
 /// Facts for the JSON context from backend-specific files (GPU model, driver, ...); empty without CUDA.
 std::vector<std::pair<std::string, std::string>> cuda_context();

@@ -457,18 +457,21 @@ int main(int argc, char** argv) {
 #if defined(KSTREAM_BENCH_GPU)
   register_backend<KSTREAM_BENCH_GPU>();
   register_rank_n<KSTREAM_BENCH_GPU>(nd_max_n, settings().min_time);  // a GPU build's rows of several dimensions
+  register_along<KSTREAM_BENCH_GPU>(nd_max_n, settings().min_time);
   warm_up<KSTREAM_BENCH_GPU>();
 #endif
 #if defined(KOKKOS_ENABLE_OPENMP)
   register_backend<Kokkos::OpenMP>();
 #if !defined(KSTREAM_BENCH_GPU)
   register_rank_n<Kokkos::OpenMP>(nd_max_n, settings().min_time);
+  register_along<Kokkos::OpenMP>(nd_max_n, settings().min_time);
 #endif
 #endif
 #if defined(KOKKOS_ENABLE_SERIAL)
   register_backend<Kokkos::Serial>();
 #if !defined(KSTREAM_BENCH_GPU)
   register_rank_n<Kokkos::Serial>(nd_max_n, settings().min_time);
+  register_along<Kokkos::Serial>(nd_max_n, settings().min_time);
 #endif
 #endif
   benchmark::RunSpecifiedBenchmarks();

@@ -9,6 +9,8 @@
 #include <KokkosBlas1_axpby.hpp>
 #include <KokkosBlas1_dot.hpp>
 #include <KokkosBlas1_mult.hpp>
+#include <KokkosBlas1_nrm2.hpp>
+#include <KokkosBlas1_sum.hpp>
 #include <KokkosBlas1_update.hpp>
 #include <algorithm>
 
@@ -65,6 +67,43 @@ void kokkos_kernels_update(const StridedMatrix<Exec, T>& x, const StridedMatrix<
   }
 }
 
+/// Kokkos Kernels' multivector dot, nrm2 and sum, one per column of x (0: sum, 1: dot, 2: nrm2 as along::Reduce),
+/// on the views as a Kokkos Kernels user holds them (LayoutLeft or LayoutRight where whole, else LayoutStride), into
+/// a view of Kokkos Kernels' own result type, then converted into `out` (outside the call, as a user's would be
+/// another view; the conversion kernel is timed too: k elements).
+template <class Exec, class T>
+void kokkos_kernels_columns(int what, const StridedMatrix<Exec, const T>& x, const StridedMatrix<Exec, const T>& y,
+                            const Kokkos::View<kstream::accumulator_t<T>*, typename Exec::memory_space>& out) {
+  using Device = Kokkos::Device<Exec, typename Exec::memory_space>;
+  static Kokkos::View<T*, Device> own;  // Kokkos Kernels' result, of T
+  if (own.extent(0) != x.extent(1)) own = Kokkos::View<T*, Device>("bench_kokkosblas_columns", x.extent(1));
+  const auto run = [&](auto layout, auto as) {
+    using Matrix = Kokkos::View<const T**, decltype(layout), Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    const Matrix xm(x.data(), as(x)), ym(y.data(), as(y));
+    if (what == 1) {
+      KokkosBlas::dot(Exec(), own, xm, ym);
+    } else if (what == 2) {
+      KokkosBlas::nrm2(Exec(), own, xm);
+    } else {
+      KokkosBlas::sum(Exec(), own, xm);
+    }
+  };
+  const auto left = [](const StridedMatrix<Exec, const T>& v) {
+    return std::size_t(v.stride(0)) == 1 && std::size_t(v.stride(1)) == std::max<std::size_t>(v.extent(0), 1);
+  };
+  const auto right = [](const StridedMatrix<Exec, const T>& v) {
+    return std::size_t(v.stride(1)) == 1 && std::size_t(v.stride(0)) == std::max<std::size_t>(v.extent(1), 1);
+  };
+  if (left(x) && left(y)) {
+    run(Kokkos::LayoutLeft(), [](const auto& v) { return Kokkos::LayoutLeft(v.extent(0), v.extent(1)); });
+  } else if (right(x) && right(y)) {
+    run(Kokkos::LayoutRight(), [](const auto& v) { return Kokkos::LayoutRight(v.extent(0), v.extent(1)); });
+  } else {
+    run(Kokkos::LayoutStride(), [](const auto& v) { return v.layout(); });
+  }
+  Kokkos::deep_copy(Exec(), out, own);
+}
+
 std::string kokkos_kernels_version() {
   return std::to_string(KOKKOSKERNELS_VERSION_MAJOR) + "." + std::to_string(KOKKOSKERNELS_VERSION_MINOR) + "." +
          std::to_string(KOKKOSKERNELS_VERSION_PATCH);
@@ -76,7 +115,13 @@ std::string kokkos_kernels_version() {
   template void kokkos_kernels_update<Exec, float>(                                                             \
       const StridedMatrix<Exec, float>&, const StridedMatrix<Exec, float>&, const StridedMatrix<Exec, float>&); \
   template void kokkos_kernels_update<Exec, double>(                                                            \
-      const StridedMatrix<Exec, double>&, const StridedMatrix<Exec, double>&, const StridedMatrix<Exec, double>&);
+      const StridedMatrix<Exec, double>&, const StridedMatrix<Exec, double>&, const StridedMatrix<Exec, double>&); \
+  template void kokkos_kernels_columns<Exec, float>(int, const StridedMatrix<Exec, const float>&,                 \
+                                                    const StridedMatrix<Exec, const float>&,                     \
+                                                    const Kokkos::View<double*, typename Exec::memory_space>&);  \
+  template void kokkos_kernels_columns<Exec, double>(int, const StridedMatrix<Exec, const double>&,              \
+                                                     const StridedMatrix<Exec, const double>&,                  \
+                                                     const Kokkos::View<double*, typename Exec::memory_space>&);
 KSTREAM_BENCH_FOR_EACH_BACKEND(KSTREAM_KOKKOS_KERNELS_PEERS)
 #undef KSTREAM_KOKKOS_KERNELS_PEERS
 

@@ -28,7 +28,7 @@ mkdir -p "$work"
 # The plan, the aliasing checks and the index arithmetic are plain C++: no Kokkos (tests/fuzz/shim has the two
 # macros the index header uses).
 clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Iinclude -Itests/fuzz/shim \
-  src/plan.cpp src/checks.cpp src/streaming_stores.cpp tests/fuzz/plan_fuzz.cpp -o "$work/plan_fuzz"
+  src/plan.cpp src/reduce_plan.cpp src/checks.cpp src/streaming_stores.cpp tests/fuzz/plan_fuzz.cpp -o "$work/plan_fuzz"
 
 if [[ "${1:-}" == "--merge" ]]; then
   "$work/plan_fuzz" -merge=1 -max_len=256 tests/fuzz/corpus "${2:?--merge takes a folder of inputs}"

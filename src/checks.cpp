@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <kstream/impl/overlap.hpp>
 #include <kstream/impl/plan.hpp>
+#include <kstream/impl/reduce_plan.hpp>
 #include <stdexcept>
 #include <string>
 
@@ -148,6 +149,59 @@ void check_elementwise(const char* op, Names names, const ViewLabel* labels, con
                      "provably distinct)");
     }
   }
+}
+
+void check_reduced_dims(const char* op, const ReducedDims& dims, int rank) {
+  if (dims.count == 0) fail(op, "kstream::along names no dimension to reduce");
+  for (int k = 0; k < dims.count; ++k) {
+    const int d = dims.dims[k];
+    if (d < 0 || d >= rank)
+      fail(op, "kstream::along names dimension " + std::to_string(d) + ", but the inputs have rank " +
+                   std::to_string(rank) + " (dimensions 0 to " + std::to_string(rank - 1) + ")");
+    for (int j = 0; j < k; ++j)
+      if (dims.dims[j] == d) fail(op, "kstream::along names dimension " + std::to_string(d) + " twice");
+  }
+}
+
+Operand widened_result(const char* op, Names names, const ViewLabel* labels, const Operand& result,
+                       const ReducedDims& dims, const Operand* inputs, int input_count) {
+  const Operand& input = inputs[0];
+  check_reduced_dims(op, dims, input.rank);
+  const int kept_rank = input.rank - dims.count;
+  const bool keep_dims = result.rank == input.rank;
+  if (result.rank != kept_rank && !keep_dims)
+    fail(op, "result " + describe(names, 0, labels[0]) + " has rank " + std::to_string(result.rank) + ", but reducing " +
+                 std::to_string(dims.count) + " of the inputs' " + std::to_string(input.rank) + " dimensions leaves " +
+                 std::to_string(kept_rank) + " (or keeps " + std::to_string(input.rank) +
+                 " with extent 1 on the reduced ones)");
+  Operand widened = input;
+  widened.address = result.address;
+  widened.element_bytes = result.element_bytes;
+  for (int r = 0, j = 0; r < input.rank; ++r) {
+    const bool reduced = dims.has(r);
+    if (reduced && !keep_dims) {
+      widened.strides[r] = 0;
+      continue;
+    }
+    const int at = keep_dims ? r : j++;  // the result's dimension
+    const std::int64_t expected = reduced ? 1 : input.extents[r];
+    if (result.extents[at] != expected)
+      fail(op, "extent mismatch in dimension " + std::to_string(at) + " of result " + describe(names, 0, labels[0]) +
+                   ": it has extent " + std::to_string(result.extents[at]) +
+                   (reduced ? " but dimension " + std::to_string(r) + " is reduced (extent 1 where the result keeps it)"
+                            : " but dimension " + std::to_string(r) + " of " + describe(names, 1, labels[1]) +
+                                  " has extent " + std::to_string(input.extents[r])));
+    widened.strides[r] = reduced ? 0 : result.strides[at];
+  }
+  if (!distinct_elements(result))
+    fail(op, "result " + describe(names, 0, labels[0]) +
+                 " maps several indices to one element (a stride 0, or strides that do not nest)");
+  for (int k = 0; k < input_count; ++k)
+    if (ranges_intersect(result, inputs[k]))
+      fail(op, "result " + describe(names, 0, labels[0]) + " may overlap input " +
+                   describe(names, std::size_t(k) + 1, labels[k + 1]) +
+                   ": their memory ranges intersect (a result must not share memory with an input)");
+  return widened;
 }
 
 }  // namespace kstream::impl

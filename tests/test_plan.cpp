@@ -2,10 +2,13 @@
 // any build. Plain facts in, plain numbers out: no kernel runs here.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <climits>
 #include <cstdint>
+#include <initializer_list>
 #include <kstream/impl/plan.hpp>
+#include <kstream/impl/reduce_plan.hpp>
 #include <kstream/streaming_stores.hpp>
 #include <stdexcept>
 #include <string>
@@ -572,6 +575,153 @@ TEST(Plan, ReductionsReadPacksWhereEveryRowStartsAtOneOffsetFromAPack) {
   const Operand fused[] = {tensor<2>(8, e, {64, 1}), tensor<2>(8, e, {1, 100})};
   EXPECT_EQ(impl::plan_reduction(fused, 2, 1).geometry.axes[0], 0);
   EXPECT_EQ(impl::plan_reduction(fused, 2, 0).geometry.axes[0], 1);
+}
+
+// Reductions along dimensions (kstream/impl/reduce_plan.hpp).
+
+/// `in` reduced along `dims`: the widened result (stride 0 on the reduced dimensions, the kept ones a dense
+/// LayoutRight result of doubles), planned with device (resident threads) or host facts.
+impl::AlongPlan plan_along(const Operand& in, std::initializer_list<int> dims, std::int64_t resident_threads = 0) {
+  impl::ReducedDims reduced;
+  for (const int d : dims) reduced.dims[reduced.count++] = d;
+  Operand widened = in;
+  widened.address = std::uintptr_t(1) << 40;
+  widened.element_bytes = 8;
+  std::int64_t next = 1;
+  for (int r = in.rank - 1; r >= 0; --r) {
+    widened.strides[r] = reduced.has(r) ? 0 : next;
+    if (!reduced.has(r)) next *= in.extents[r];
+  }
+  const impl::AlongFacts facts{resident_threads > 0, resident_threads};
+  return impl::plan_along(facts, reduced, widened, &in, 1, "test");
+}
+
+constexpr std::int64_t h200_threads = 132 * 2048, a100_threads = 108 * 2048, mi250x_threads = 110 * 2560;
+
+/// What every plan holds: lanes that fill a team, slices that cover each output's elements once, its league.
+void expect_consistent(const impl::AlongPlan& p, bool device) {
+  if (device) {
+    EXPECT_EQ(p.block_outputs * p.reduce_lanes, p.team_size);
+  }
+  EXPECT_EQ(p.blocks, (p.outputs + p.block_outputs - 1) / p.block_outputs);
+  EXPECT_GE(p.slices * p.slice_length, p.length);
+  EXPECT_LT((p.slices - 1) * p.slice_length, std::max<std::int64_t>(p.length, 1));
+  if (device && p.slices > 1) {
+    EXPECT_EQ(p.slice_length % p.reduce_lanes, 0) << "every slice starts at lane 0";
+  }
+  EXPECT_EQ(p.league, p.blocks * p.slices);
+}
+
+TEST(AlongPlan, TheResultsZeroStridesSortTheReducedDimensionsInnermostAndMergeOnlyThem) {
+  // A LayoutRight 6 x 7 x 8 field summed over its last two axes: one reduced dimension of 56 (they merge), the
+  // kept axis outer; over its middle axis: reduced 7 (stride 8) innermost, then the kept 8 and 6 (no merge).
+  const Operand field = tensor<3>(4, {6, 7, 8}, {56, 8, 1});
+  const impl::AlongPlan last_two = plan_along(field, {1, 2}, h200_threads);
+  ASSERT_EQ(last_two.geometry.dims, 2);
+  EXPECT_EQ(last_two.geometry.reduced, 1);
+  EXPECT_EQ(last_two.geometry.extents[0], 56);
+  EXPECT_EQ(last_two.outputs, 6);
+  EXPECT_EQ(last_two.length, 56);
+  EXPECT_FALSE(last_two.outer);
+  const impl::AlongPlan middle = plan_along(field, {1}, h200_threads);
+  ASSERT_EQ(middle.geometry.dims, 3);
+  EXPECT_EQ(middle.geometry.reduced, 1);
+  EXPECT_EQ(middle.geometry.axes[0], 1);
+  EXPECT_EQ(middle.geometry.axes[1], 2);
+  EXPECT_TRUE(middle.outer) << "the kept last axis has the unit stride";
+  // Every dimension: one output, the full reduction's normalization (one dimension of every element).
+  const impl::AlongPlan all = plan_along(field, {0, 1, 2}, h200_threads);
+  EXPECT_EQ(all.outputs, 1);
+  EXPECT_EQ(all.geometry.dims, impl::plan_reduction(&field, 1).geometry.dims);
+  EXPECT_EQ(all.geometry.extents[0], 336);
+  for (const auto& p : {last_two, middle, all}) expect_consistent(p, true);
+}
+
+TEST(AlongPlan, MultivectorColumnsAndRowsOnDevices) {
+  const std::int64_t n = std::int64_t(1) << 22;
+  for (const std::int64_t k : {1, 2, 4, 8, 16, 64, 1024}) {
+    const Operand right = tensor<2>(4, {n / k, k}, {k, 1}), left = tensor<2>(4, {n / k, k}, {1, n / k});
+    // Columns of LayoutRight: outer, a thread per column in a row of threads, the team's rows share the column.
+    const impl::AlongPlan columns = plan_along(right, {0}, h200_threads);
+    EXPECT_EQ(columns.outer, k > 1) << k;
+    if (k > 1) {
+      EXPECT_EQ(columns.block_outputs, std::min<std::int64_t>(k, 256)) << k;
+    }
+    // Columns of LayoutLeft: inner, a team's 256 threads along a column (each column millions of elements).
+    const impl::AlongPlan left_columns = plan_along(left, {0}, h200_threads);
+    EXPECT_FALSE(left_columns.outer);
+    EXPECT_EQ(left_columns.reduce_lanes, 256) << k;
+    // Few columns: slices, so that the teams fill the device (1056 teams of 256 on an H200), each thread with at
+    // least along_slice_per_thread elements (2^22 / (256 x 32) = 512 slices).
+    for (const auto& p : {columns, left_columns}) {
+      expect_consistent(p, true);
+      if (k <= 16) {
+        EXPECT_GE(p.league, 512) << k;
+      }
+      if (p.slices > 1) {
+        EXPECT_GE(p.slice_length / p.reduce_lanes, impl::along_slice_per_thread) << k;
+      }
+    }
+    // Rows of LayoutRight: inner, lanes along a row as long as it has elements for them.
+    const impl::AlongPlan rows = plan_along(right, {1}, h200_threads);
+    EXPECT_FALSE(rows.outer && k > 1);
+    expect_consistent(rows, true);
+    if (k >= 1024) {
+      EXPECT_EQ(rows.reduce_lanes, 256);
+    }
+    if (k <= 4) {
+      EXPECT_EQ(rows.reduce_lanes, 1) << "a thread per row of " << k;
+    }
+    EXPECT_EQ(rows.slices, 1) << "millions of rows fill the device alone";
+  }
+}
+
+TEST(AlongPlan, SlicesDependOnTheDeviceNotOnAHostsThreads) {
+  const Operand left = tensor<2>(8, {1 << 24, 4}, {1, 1 << 24});
+  const impl::AlongPlan h200 = plan_along(left, {0}, h200_threads), a100 = plan_along(left, {0}, a100_threads);
+  const impl::AlongPlan mi250x = plan_along(left, {0}, mi250x_threads);
+  EXPECT_GT(h200.slices, a100.slices) << "more multiprocessors, more slices";
+  for (const auto& p : {h200, a100, mi250x}) expect_consistent(p, true);
+  // Hosts: tiles of a fixed length whatever the thread count (the plan has no thread count).
+  const impl::AlongPlan host = plan_along(left, {0});
+  EXPECT_EQ(host.slice_length, impl::along_host_tile_items);
+  EXPECT_EQ(host.slices, (std::int64_t(1) << 24) / impl::along_host_tile_items);
+  EXPECT_EQ(host.block_outputs, 1);
+  expect_consistent(host, false);
+  // Host outer: a vector of up to along_host_outputs adjacent outputs, slices of a tile's elements.
+  const Operand right = tensor<2>(4, {4096, 1000}, {1000, 1});
+  const impl::AlongPlan outer = plan_along(right, {0});
+  EXPECT_TRUE(outer.outer);
+  EXPECT_EQ(outer.block_outputs, 1000) << "a whole row of outputs";
+  EXPECT_EQ(outer.slice_length, impl::along_host_outer_items / 1000);
+  EXPECT_EQ(outer.step_dim, outer.geometry.reduced) << "the step runs along the outputs";
+  expect_consistent(outer, false);
+  // Short host rows: a tile holds many outputs.
+  const impl::AlongPlan short_rows = plan_along(right, {1});
+  EXPECT_EQ(short_rows.slices, 1);
+  EXPECT_EQ(short_rows.block_outputs, impl::along_host_tile_items / 1000);
+}
+
+TEST(AlongPlan, EmptyReducedDimensionsGiveTheIdentityAndEmptyKeptOnesNothing) {
+  const impl::AlongPlan none_reduced = plan_along(tensor<2>(4, {0, 5}, {5, 1}), {0}, h200_threads);
+  EXPECT_EQ(none_reduced.outputs, 5);
+  EXPECT_EQ(none_reduced.length, 0);
+  EXPECT_EQ(none_reduced.slices, 1);
+  expect_consistent(none_reduced, true);
+  const impl::AlongPlan no_outputs = plan_along(tensor<2>(4, {0, 5}, {5, 1}), {1}, h200_threads);
+  EXPECT_EQ(no_outputs.outputs, 0);
+  EXPECT_EQ(no_outputs.league, 0);
+}
+
+TEST(AlongPlan, DeviceIndexMathBeyond32BitsIsRefused) {
+  const std::int64_t big = std::int64_t(1) << 32;
+  // 2^32 outputs of two elements: refused on a device, planned on a host.
+  const Operand wide = tensor<2>(4, {big, 2}, {2, 1});
+  EXPECT_THROW(plan_along(wide, {1}, h200_threads), std::length_error);
+  EXPECT_NO_THROW(plan_along(wide, {1}));
+  // One reduced dimension of 2^32 elements: 64-bit offsets along it are fine; a kept stride of 2^32 is not.
+  EXPECT_NO_THROW(plan_along(tensor<2>(4, {big, 2}, {2, 1}), {0}, h200_threads));
+  EXPECT_THROW(plan_along(tensor<2>(4, {big, 2}, {1, big}), {0}, h200_threads), std::length_error);
 }
 
 }  // namespace

@@ -89,6 +89,35 @@ class Recorder {
     hold(out, result, views...);
   }
 
+  /// The reductions along dimensions of kstream/reduce.hpp (kstream::along).
+  template <class XView, class YView, class Result>
+  void dot(const along& dims, const XView& x, const YView& y, const Result& result) {
+    impl::dot_along_to(sink(), ExecSpace(), dims, x, y, result);
+    hold(x, y, result);
+  }
+
+  template <class XView, class Result>
+  void nrm2(const along& dims, const XView& x, const Result& result) {
+    impl::nrm2_along_to(sink(), ExecSpace(), dims, x, result);
+    hold(x, result);
+  }
+
+  template <class Result, class Reducer, class Op, class... Views>
+    requires(Kokkos::is_view<Result>::value && !Kokkos::is_view<Op>::value)
+  void transform_reduce(const along& dims, const Result& result, const Reducer& reduce, const Op& op,
+                        const Views&... views) {
+    impl::transform_reduce_along_to(sink(), ExecSpace(), dims, result, reduce, op, views...);
+    hold(result, views...);
+  }
+
+  template <class OutView, class Op, class Result, class Reducer, class ReduceOp, class... Views>
+    requires(impl::ranked_view<OutView> && Kokkos::is_view<Result>::value)
+  void transform_reduce(const along& dims, const OutView& out, const Op& op, const Result& result,
+                        const Reducer& reduce, const ReduceOp& reduce_op, const Views&... views) {
+    impl::fused_transform_reduce_along_to(sink(), ExecSpace(), dims, out, op, result, reduce, reduce_op, views...);
+    hold(out, result, views...);
+  }
+
   /// Kernels recorded so far (a call on empty views records none).
   std::size_t size() const { return kernels_; }
 

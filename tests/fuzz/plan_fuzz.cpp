@@ -9,7 +9,10 @@
 //     each row;
 //   - the aliasing checks are sound: distinct_elements never claims distinct elements that are not, overlap_of
 //     never says none (or exact) of views that share an element (at another index);
-//   - a reduction's plan covers every element once in rows, packed only where every row start is aligned.
+//   - a reduction's plan covers every element once in rows, packed only where every row start is aligned;
+//   - a reduction along dimensions (random reduced sets, device or host facts) puts every input element into
+//     the one output of its kept coordinates exactly once, each output stored once per slice, no address outside
+//     the inputs' elements.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -17,6 +20,7 @@
 #include <kstream/impl/index_math.hpp>
 #include <kstream/impl/overlap.hpp>
 #include <kstream/impl/plan.hpp>
+#include <kstream/impl/reduce_plan.hpp>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -402,6 +406,116 @@ void check_reduction(Call& c) {
   }
 }
 
+/// A reduction along the dimensions in `reduced` of inputs ops[1..] into ops[0] with stride 0 on them (its kept
+/// dimensions' layout its own), walked as DeviceAlongTiles (AlongLanes::place, Coordinates) or HostAlongTiles
+/// (AlongLanes::tile, walk_runs) read it: every input element once, in the output of its kept coordinates, with
+/// every input at its element of the same multi-index; each output's slices stored once.
+void check_along(Call& c, const ReducedDims& reduced, bool device, int team_size) {
+  Operand widened = c.ops[0], kept_only;
+  kept_only.address = widened.address;
+  kept_only.element_bytes = widened.element_bytes;
+  kept_only.rank = 0;
+  for (int d = 0; d < widened.rank; ++d) {
+    if (reduced.has(d)) {
+      widened.strides[d] = 0;
+    } else {
+      kept_only.extents[kept_only.rank] = widened.extents[d];
+      kept_only.strides[kept_only.rank++] = widened.strides[d];
+    }
+  }
+  if (!distinct_elements(kept_only)) return;  // refused by the checks
+  if (!distinct_elements(c.ops[1])) return;   // (elements are told apart by input 0's addresses here)
+  const int count = int(c.ops.size()) - 1;
+  AlongPlan p;
+  try {
+    p = plan_along(AlongFacts{device, std::int64_t(1) << (8 + team_size % 10), 1 << (team_size % 9)}, reduced, widened,
+                   c.ops.data() + 1, count, "fuzz");
+  } catch (const std::length_error&) {
+    return;
+  }
+  const std::int64_t n = c.ops[1].size();
+  CHECK(p.outputs * p.length == n || n == 0, p.outputs, p.length);
+  if (p.outputs == 0) return;
+  std::map<std::int64_t, std::int64_t> in_index;  // input 0's byte offset -> flat multi-index
+  for (std::size_t i = 0; i < c.elements[1].size(); ++i) in_index[c.elements[1][i]] = std::int64_t(i);
+  std::vector<int> seen(std::size_t(n), 0);
+  std::map<std::int64_t, int> stores;  // output * slices + slice -> stores
+  const Geometry& g = p.geometry;
+  const Geometry kept = geometry_part(g, g.reduced, g.dims), across = geometry_part(g, 0, g.reduced);
+  // Element offsets[k] of every input and the widened result's offset `at` for an output.
+  const auto visit = [&](const std::vector<std::int64_t>& offsets, std::int64_t at) {
+    const auto found = in_index.find(c.at(1, offsets[0]));
+    CHECK(found != in_index.end(), offsets[0]);
+    const std::int64_t i = found->second;
+    ++seen[std::size_t(i)];
+    for (int k = 1; k < count; ++k) CHECK(c.at(k + 1, offsets[k]) == c.elements[k + 1][i], std::int64_t(k), i);
+    std::int64_t expected = 0, rest = i;  // the widened result's offset of i's multi-index
+    for (int d = widened.rank - 1; d >= 0; --d) {
+      expected += rest % widened.extents[d] * widened.strides[d];
+      rest /= widened.extents[d];
+    }
+    CHECK(expected == at, expected, at);
+  };
+  const AlongLanes lanes = p.lanes();
+  auto walk = [&](auto tag) {
+    constexpr int K = decltype(tag)::value - 1;  // inputs; the result last
+    const Operand* list[K + 1];
+    const Operand* inputs[K];
+    for (int k = 0; k < K; ++k) list[k] = inputs[k] = &c.ops[k + 1];
+    list[K] = &widened;
+    std::vector<std::int64_t> offsets(K);
+    if (device) {
+      CHECK(p.block_outputs * p.reduce_lanes == p.team_size, p.block_outputs, p.reduce_lanes);
+      const Coordinates<K + 1, max_rank> outputs(kept, list, 0);
+      const Coordinates<K, max_rank> elements(across, inputs, 0);
+      for (std::int64_t team = 0; team < p.league; ++team)
+        for (int rank = 0; rank < p.team_size; ++rank) {
+          const AlongLanes::Place at = lanes.place(team, rank);
+          CHECK(at.lane < p.reduce_lanes && at.block_output < p.block_outputs, at.lane, at.block_output);
+          if (at.output >= p.outputs) continue;
+          std::int64_t base[K + 1];
+          outputs.offsets(std::uint32_t(at.output), base);
+          if (at.lane == 0) ++stores[at.output * p.slices + at.slice];
+          for (std::int64_t j = at.first; j < at.last; j += p.reduce_lanes) {
+            std::int64_t step[K] = {};
+            if (g.reduced <= 1) {
+              for (int k = 0; k < K; ++k) step[k] = g.dims > 0 ? j * g.stride(*list[k], 0) : 0;
+            } else {
+              elements.offsets(std::uint32_t(j), step);
+            }
+            for (int k = 0; k < K; ++k) offsets[k] = base[k] + step[k];
+            visit(offsets, base[K]);
+          }
+        }
+    } else {
+      const Strides<K + 1> outputs(kept, list);
+      const Strides<K> elements(across, inputs);
+      for (std::int64_t t = 0; t < p.league; ++t) {
+        const AlongLanes::Tile tile = lanes.tile(t);
+        std::int64_t o = tile.first_output;
+        walk_runs(outputs, tile.first_output, tile.last_output,
+                  [&](const std::int64_t(&offset)[K + 1], std::int64_t run) {
+                    CHECK(!p.outer || run <= along_host_outputs, run);
+                    for (std::int64_t a = 0; a < run; ++a, ++o) {
+                      ++stores[o * p.slices + tile.slice];
+                      walk_runs(elements, tile.first, tile.last, [&](const std::int64_t(&at)[K], std::int64_t length) {
+                        for (std::int64_t e = 0; e < length; ++e) {
+                          for (int k = 0; k < K; ++k)
+                            offsets[k] = offset[k] + a * outputs.stride[k][0] + at[k] + e * elements.stride[k][0];
+                          visit(offsets, offset[K] + a * outputs.stride[K][0]);
+                        }
+                      });
+                    }
+                  });
+      }
+    }
+  };
+  with_operands(count + 1, walk);
+  for (std::size_t i = 0; i < seen.size(); ++i) CHECK(seen[i] == 1, std::int64_t(i), seen[i]);
+  CHECK(std::int64_t(stores.size()) == p.outputs * p.slices, std::int64_t(stores.size()), p.outputs * p.slices);
+  for (const auto& [key, times] : stores) CHECK(times == 1, key, times);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -472,5 +586,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   facts.warp_size =
       in.next(2) ? 64 : 32;  // a CUDA warp or a CDNA wavefront (read last: older inputs keep their meaning)
   check_elementwise(c, facts);
+  // A reduction of the inputs along a random set of dimensions into the output's kept dimensions (read last).
+  ReducedDims reduced;
+  for (int d = 0; d < rank; ++d)
+    if (in.next(2)) reduced.dims[reduced.count++] = d;
+  if (reduced.count == 0) reduced.dims[reduced.count++] = int(in.next(unsigned(rank)));
+  check_along(c, reduced, in.next(2) == 1, int(in.next(64)));
   return 0;
 }

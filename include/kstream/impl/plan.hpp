@@ -68,7 +68,8 @@ const char* strategy_name(Strategy strategy);
 /// The iteration space of a call after normalization: dims dimensions, innermost first, each with its extent
 /// and the view axis whose strides it moves along (the innermost of the axes merged into it).
 struct Geometry {
-  int dims = 0;  ///< 0: a single element
+  int dims = 0;     ///< 0: a single element
+  int reduced = 0;  ///< reductions along dimensions: dimensions [0, reduced) are reduced (elementwise calls: 0)
   std::int64_t extents[max_rank] = {};
   std::int8_t axes[max_rank] = {};
 

@@ -131,6 +131,21 @@ struct ReduceStep : OpField<Op> {
     return {{get<Is>(in).data[i * get<Is>(in).stride]}...};
   }
 
+  /// Element i of every input; `Unit`: every input's stride is 1, known to the compiler (host loops vectorize).
+  template <bool Unit, std::size_t... Is>
+  KOKKOS_FORCEINLINE_FUNCTION Elements load_at(std::int64_t i, std::index_sequence<Is...> seq) const {
+    if constexpr (Unit) {
+      return {{get<Is>(in).data[i]}...};
+    } else {
+      return load(i, seq);
+    }
+  }
+  /// Whether every input's stride is 1.
+  template <std::size_t... Is>
+  bool unit_inputs(std::index_sequence<Is...>) const {
+    return ((get<Is>(in).stride == 1) && ...);
+  }
+
   /// W consecutive elements of every input as 16-byte packs, pack p (contiguous, pack-aligned operands).
   template <int W, std::size_t... Is>
   KOKKOS_FORCEINLINE_FUNCTION Packs<W> load_pack(std::int64_t p, std::index_sequence<Is...>) const {

@@ -1,0 +1,344 @@
+#pragma once
+// The kernels of a reduction along dimensions (kstream/impl/reduce_plan.hpp decides how they run). Device: a team
+// per block of outputs and slice of their elements, each thread accumulating one output's share with loads in
+// flight, then the team's lanes of each output folded in a fixed tree in team scratch. Host: a tile per block of
+// outputs and slice, each output's elements in turn (inner), or a vector of adjacent outputs' accumulators along
+// the inputs' rows (outer). Where outputs are sliced, a second kernel folds each output's partial results in slice
+// order. No atomics: the same bits on every run.
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <cstdint>
+#include <kstream/impl/index_math.hpp>
+#include <kstream/impl/instance_scratch.hpp>
+#include <kstream/impl/reduce_plan.hpp>
+#include <kstream/impl/reduce_step.hpp>
+#include <kstream/impl/sinks.hpp>
+#include <kstream/tiling.hpp>
+#include <type_traits>
+
+namespace kstream::impl {
+
+/// The accumulated value as it is stored: unchanged.
+struct KeepValue {
+  template <class A>
+  KOKKOS_INLINE_FUNCTION A operator()(A a) const {
+    return a;
+  }
+};
+
+/// What every kernel of a reduction along dimensions shares: the reducer, the step, the final transform of an
+/// output's value, how the work is shared, and where the outputs' values go (the result, or partial results).
+template <class Acc, class Reducer, class Finish, class Step, class R>
+struct AlongCommon {
+  Reducer r;
+  Finish finish;
+  Step step;
+  AlongLanes lanes;
+  R* result;
+  Acc* partials;
+
+  AlongCommon(const Reducer& r_, const Finish& finish_, const Step& step_, const AlongPlan& p, R* result_,
+              Acc* partials_)
+      : r(r_), finish(finish_), step(step_), lanes(p.lanes()), result(result_), partials(partials_) {}
+
+  /// Output o's value over slice `slice`, at `at` in the result.
+  KOKKOS_INLINE_FUNCTION void store(std::int64_t o, std::int64_t slice, std::int64_t at, Acc value) const {
+    if (lanes.slices == 1) {
+      result[at] = from_accumulator<R>(finish(value));
+    } else {
+      partials[o * lanes.slices + slice] = value;
+    }
+  }
+};
+
+/// Device teams (AlongLanes::place): each thread accumulates its share of one output's slice, InFlight loads at
+/// once; then the reduce_lanes values of each output are folded pairwise in a fixed tree in team scratch.
+template <class ExecSpace, class Acc, class Reducer, class Finish, class Step, class R>
+struct DeviceAlongTiles : AlongCommon<Acc, Reducer, Finish, Step, R> {
+  static constexpr int K = Step::operands, InFlight = device_in_flight;
+  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  using Shared = Kokkos::View<Acc*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using Seq = typename Step::Seq;
+  using AlongCommon<Acc, Reducer, Finish, Step, R>::AlongCommon;
+  Coordinates<K + 1, max_rank> kept;  ///< an output's first element in every operand, and its place in the result
+  Coordinates<K, max_rank> across;    ///< an element's offset from its output's first, several reduced dimensions
+  bool one_reduced = true;            ///< one reduced dimension (or none): the step's strides run along it
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+    const AlongLanes::Place at = this->lanes.place(team.league_rank(), team.team_rank());
+    const bool mine = at.output < this->lanes.outputs;
+    std::int64_t base[K + 1] = {};
+    if (mine) kept.offsets(std::uint32_t(at.output), base);
+    Acc value = mine ? thread_value(base, at) : this->r.template identity<Acc>();
+    const int lanes = this->lanes.reduce_lanes;
+    if (lanes > 1) {
+      const Shared shared(team.team_scratch(0), team.team_size());
+      const int slot = at.block_output * lanes + at.lane;
+      shared(slot) = value;
+      team.team_barrier();
+      for (int half = lanes / 2; half > 0; half /= 2) {
+        if (at.lane < half) shared(slot) = this->r(shared(slot), shared(slot + half));
+        team.team_barrier();
+      }
+      value = shared(at.block_output * lanes);
+    }
+    if (at.lane == 0 && mine) this->store(at.output, at.slice, base[K], value);
+  }
+
+  /// This thread's elements of its output: at.first, at.first + reduce_lanes, ... below at.last.
+  KOKKOS_INLINE_FUNCTION Acc thread_value(const std::int64_t (&base)[K + 1], const AlongLanes::Place& at) const {
+    std::int64_t first_of[K];
+    KSTREAM_DEVICE_UNROLL
+    for (int k = 0; k < K; ++k) first_of[k] = base[k];
+    const Step here = this->step.from(first_of);
+    const std::int64_t by = this->lanes.reduce_lanes, last = at.last;
+    Acc acc[InFlight];
+    KSTREAM_DEVICE_UNROLL
+    for (int s = 0; s < InFlight; ++s) acc[s] = this->r.template identity<Acc>();
+    std::int64_t j = at.first;
+    if (one_reduced) {
+      for (; j + (InFlight - 1) * by < last; j += InFlight * by) {
+        typename Step::Elements loaded[InFlight];
+        KSTREAM_DEVICE_UNROLL
+        for (int s = 0; s < InFlight; ++s) loaded[s] = here.load(j + s * by, Seq{});
+        KSTREAM_DEVICE_UNROLL
+        for (int s = 0; s < InFlight; ++s)
+          acc[s] = this->r(acc[s], here.template element<Acc>(j + s * by, loaded[s], Seq{}));
+      }
+      for (; j < last; j += by) acc[0] = this->r(acc[0], here.template element<Acc>(j, here.load(j, Seq{}), Seq{}));
+    } else {
+      for (; j < last; j += by) {
+        std::int64_t offset[K];
+        across.offsets(std::uint32_t(j), offset);
+        const Step element = here.from(offset);
+        acc[0] = this->r(acc[0], element.template element<Acc>(0, element.load(0, Seq{}), Seq{}));
+      }
+    }
+    Acc total = acc[0];
+    KSTREAM_DEVICE_UNROLL
+    for (int s = 1; s < InFlight; ++s) total = this->r(total, acc[s]);
+    return total;
+  }
+};
+
+/// Host tiles: tile t holds outputs [block * block_outputs, ...) of block t / slices over slice t % slices, walked
+/// along the kept dimensions (walk_runs): each output's elements in turn with Lanes interleaved accumulators
+/// (inner), or every element of the slice into a vector of adjacent outputs' accumulators (outer; the step's
+/// strides run along the innermost kept dimension).
+template <class Acc, class Reducer, class Finish, class Step, class R>
+struct HostAlongTiles : AlongCommon<Acc, Reducer, Finish, Step, R> {
+  static constexpr int K = Step::operands, Lanes = 8;
+  using Seq = typename Step::Seq;
+  using AlongCommon<Acc, Reducer, Finish, Step, R>::AlongCommon;
+  Strides<K + 1> kept;
+  Strides<K> across;
+
+  void operator()(std::int64_t t) const {
+    const Step local(this->step);  // a local copy: stores through a fused output cannot alias it
+    const AlongLanes::Tile at = this->lanes.tile(t);
+    std::int64_t o = at.first_output;
+    walk_runs(kept, at.first_output, at.last_output, [&](const std::int64_t(&offset)[K + 1], std::int64_t count) {
+      if (this->lanes.outer) {
+        outer_run(local, offset, count, o, at);
+      } else if (!dense_run(local, offset, count, o, at)) {
+        for (std::int64_t a = 0; a < count; ++a) {
+          std::int64_t first_of[K];
+          for (int k = 0; k < K; ++k) first_of[k] = offset[k] + a * kept.stride[k][0];
+          this->store(o + a, at.slice, offset[K] + a * kept.stride[K][0], inner_value(local, first_of, at));
+        }
+      }
+      o += count;
+    });
+  }
+
+  /// Outputs o, ..., o + count - 1 whose short rows of elements follow each other in every input (a dense
+  /// LayoutRight view reduced along its one short dimension), one accumulator each, from one step over the run:
+  /// false where they are not such rows (run_value takes them, Lanes accumulators for a long row).
+  bool dense_run(const Step& local, const std::int64_t (&offset)[K + 1], std::int64_t count, std::int64_t o,
+                 const AlongLanes::Tile& tile) const {
+    const std::int64_t length = tile.last - tile.first;
+    if (Step::writes || across.dims != 1 || length != this->lanes.length || length >= 2 * Lanes) return false;
+    for (int k = 0; k < K; ++k)
+      if (across.stride[k][0] != 1 || kept.stride[k][0] != length) return false;
+    std::int64_t first_of[K];
+    for (int k = 0; k < K; ++k) first_of[k] = offset[k];
+    const Step rows = local.from(first_of);
+    for (std::int64_t a = 0; a < count; ++a) {
+      Acc value = this->r.template identity<Acc>();
+      for (std::int64_t j = a * length; j < (a + 1) * length; ++j)
+        value = this->r(value, rows.template element<Acc>(j, rows.template load_at<true>(j, Seq{}), Seq{}));
+      this->store(o + a, tile.slice, offset[K] + a * kept.stride[K][0], value);
+    }
+    return true;
+  }
+
+  /// One output's elements [tile.first, tile.last), its first element at `at`.
+  Acc inner_value(const Step& local, const std::int64_t (&at)[K], const AlongLanes::Tile& tile) const {
+    const Step output = local.from(at);
+    if (across.dims == 1) {  // one reduced dimension: the step's strides run along it
+      std::int64_t offset[K];
+      for (int k = 0; k < K; ++k) offset[k] = tile.first * across.stride[k][0];
+      const Step row = output.from(offset);
+      return row.unit_inputs(Seq{}) ? run_value<true>(row, tile.last - tile.first)
+                                    : run_value<false>(row, tile.last - tile.first);
+    }
+    Acc total = this->r.template identity<Acc>();
+    walk_runs(across, tile.first, tile.last, [&](const std::int64_t(&offset)[K], std::int64_t length) {
+      total = this->r(total, run_value<false>(output.from(offset), length));
+    });
+    return total;
+  }
+
+  /// The elements [0, length) of `row`: Lanes interleaved accumulators where the run is long, one where short.
+  template <bool Unit>
+  Acc run_value(const Step& row, std::int64_t length) const {
+    Acc total = this->r.template identity<Acc>();
+    std::int64_t i = 0;
+    if (length >= 2 * Lanes) {
+      Acc acc[Lanes];
+      for (int l = 0; l < Lanes; ++l) acc[l] = this->r.template identity<Acc>();
+      for (; i + Lanes <= length; i += Lanes)
+        for (int l = 0; l < Lanes; ++l)
+          acc[l] = this->r(acc[l], row.template element<Acc>(i + l, row.template load_at<Unit>(i + l, Seq{}), Seq{}));
+      total = acc[0];
+      for (int l = 1; l < Lanes; ++l) total = this->r(total, acc[l]);
+    }
+    for (; i < length; ++i)
+      total = this->r(total, row.template element<Acc>(i, row.template load_at<Unit>(i, Seq{}), Seq{}));
+    return total;
+  }
+
+  /// Outputs o, ..., o + count - 1 (adjacent along the innermost kept dimension, at `offset`) over [start, end):
+  /// each element of the slice into their vector of accumulators. Rows of count adjacent elements that follow each
+  /// other (a dense LayoutRight n x count, count <= dense_lanes) are one run of lanes: dense_lanes accumulators, a
+  /// whole number of rows wide, each lane's sum folded into its output in lane order.
+  void outer_run(const Step& local, const std::int64_t (&offset)[K + 1], std::int64_t count, std::int64_t o,
+                 const AlongLanes::Tile& tile) const {
+    Acc acc[along_host_outputs];
+    for (std::int64_t a = 0; a < count; ++a) acc[a] = this->r.template identity<Acc>();
+    std::int64_t first_of[K];
+    for (int k = 0; k < K; ++k) first_of[k] = offset[k];
+    const Step outputs = local.from(first_of);
+    const bool unit = outputs.unit_inputs(Seq{});
+    bool dense = !Step::writes && unit && across.dims == 1 && count <= dense_lanes;
+    for (int k = 0; k < K && dense; ++k) dense = across.stride[k][0] == count;
+    if (dense) {
+      std::int64_t at[K];
+      for (int k = 0; k < K; ++k) at[k] = tile.first * count;
+      dense_rows(outputs.from(at), count, (tile.last - tile.first) * count, acc);
+    } else {
+      const auto rows = [&](auto unit_inputs) {
+        constexpr bool U = decltype(unit_inputs)::value;
+        walk_runs(across, tile.first, tile.last, [&](const std::int64_t(&run)[K], std::int64_t length) {
+          const auto row = [&](std::int64_t i) {
+            std::int64_t at[K];
+            for (int k = 0; k < K; ++k) at[k] = run[k] + i * across.stride[k][0];
+            return outputs.from(at);
+          };
+          const auto value = [&](const Step& from, std::int64_t a) {
+            return from.template element<Acc>(a, from.template load_at<U>(a, Seq{}), Seq{});
+          };
+          std::int64_t i = 0;
+          for (; i + 4 <= length; i += 4) {  // four rows a pass: each accumulator read and written once for them
+            const Step r0 = row(i), r1 = row(i + 1), r2 = row(i + 2), r3 = row(i + 3);
+            for (std::int64_t a = 0; a < count; ++a)
+              acc[a] = this->r(this->r(this->r(this->r(acc[a], value(r0, a)), value(r1, a)), value(r2, a)),
+                               value(r3, a));
+          }
+          for (; i < length; ++i) {
+            const Step one = row(i);
+            for (std::int64_t a = 0; a < count; ++a) acc[a] = this->r(acc[a], value(one, a));
+          }
+        });
+      };
+      if (unit) {
+        rows(std::true_type{});
+      } else {
+        rows(std::false_type{});
+      }
+    }
+    for (std::int64_t a = 0; a < count; ++a)
+      this->store(o + a, tile.slice, offset[K] + a * kept.stride[K][0], acc[a]);
+  }
+
+  static constexpr int dense_lanes = 64;
+  /// `total` contiguous elements of rows of `count` (the outputs) from `rows`, into acc[0, count).
+  void dense_rows(const Step& rows, std::int64_t count, std::int64_t total, Acc* acc) const {
+    Acc lane[dense_lanes];
+    const std::int64_t width = count * (dense_lanes / count);  // whole rows
+    for (std::int64_t l = 0; l < width; ++l) lane[l] = this->r.template identity<Acc>();
+    std::int64_t i = 0;
+    for (; i + width <= total; i += width)
+      for (std::int64_t l = 0; l < width; ++l)
+        lane[l] = this->r(lane[l], rows.template element<Acc>(i + l, rows.template load_at<true>(i + l, Seq{}), Seq{}));
+    for (std::int64_t l = 0; i < total; ++i, ++l)
+      lane[l] = this->r(lane[l], rows.template element<Acc>(i, rows.template load_at<true>(i, Seq{}), Seq{}));
+    for (std::int64_t l = 0; l < width; ++l) acc[l % count] = this->r(acc[l % count], lane[l]);
+  }
+};
+
+/// The second kernel of a sliced reduction: output o's partial results folded in slice order, into the result.
+template <class Acc, class Reducer, class Finish, class R>
+struct FoldAlong {
+  Reducer r;
+  Finish finish;
+  Strides<1> result_at;  ///< the result's offsets over the kept dimensions
+  const Acc* partials;
+  std::int64_t slices;
+  R* result;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t o) const {
+    Acc acc = partials[o * slices];
+    for (std::int64_t s = 1; s < slices; ++s) acc = r(acc, partials[o * slices + s]);
+    std::int64_t at[1];
+    result_at.offsets(o, at);
+    result[at[0]] = from_accumulator<R>(finish(acc));
+  }
+};
+
+/// Reduces `step` along the plan's dimensions into `result` (the widened result's data), through `sink` (run now,
+/// or recorded). `operands`: the step's operands (inputs, then a fused output), then the widened result.
+template <class ExecSpace, class Acc, bool DeviceKernel = is_device_execution_space_v<ExecSpace>, class Sink,
+          class Reducer, class Finish, class Step, class R>
+void reduce_along(const Sink& sink, const char* label, const ExecSpace& exec, const Reducer& r, const Finish& finish,
+                  const Step& step, const AlongPlan& p, const Operand* const (&operands)[Step::operands + 1],
+                  R* result) {
+  constexpr int K = Step::operands;
+  if (p.outputs == 0) return;
+  const Geometry& g = p.geometry;
+  const Geometry kept = geometry_part(g, g.reduced, g.dims), across = geometry_part(g, 0, g.reduced);
+  const Operand* inputs[K];
+  for (int k = 0; k < K; ++k) inputs[k] = operands[k];
+  using Space = typename ExecSpace::memory_space;
+  const auto launch = [&](Acc* partials) {
+    if constexpr (DeviceKernel) {
+      DeviceAlongTiles<ExecSpace, Acc, Reducer, Finish, Step, R> tiles(r, finish, step, p, result, partials);
+      tiles.kept = Coordinates<K + 1, max_rank>(kept, operands, 0);
+      tiles.across = Coordinates<K, max_rank>(across, inputs, 0);
+      tiles.one_reduced = g.reduced <= 1;
+      Kokkos::TeamPolicy<ExecSpace> policy(exec, int(p.league), p.team_size);
+      if (p.reduce_lanes > 1) policy.set_scratch_size(0, Kokkos::PerTeam(std::size_t(p.team_size) * sizeof(Acc)));
+      sink(label, policy, tiles);
+    } else {
+      HostAlongTiles<Acc, Reducer, Finish, Step, R> tiles(r, finish, step, p, result, partials);
+      tiles.kept = Strides<K + 1>(kept, operands);
+      tiles.across = Strides<K>(across, inputs);
+      sink(label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, p.league), tiles);
+    }
+    if (p.slices > 1) {
+      const Operand* const at[1] = {operands[K]};
+      sink("kstream::reduce[fold]", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, p.outputs),
+           FoldAlong<Acc, Reducer, Finish, R>{r, finish, Strides<1>(kept, at), partials, p.slices, result});
+    }
+  };
+  if (p.slices == 1) return launch(nullptr);
+  const std::int64_t count = p.outputs * p.slices;
+  if constexpr (std::is_same_v<Sink, LaunchNow> && is_device_execution_space_v<ExecSpace>) {
+    with_instance_scratch(exec, std::size_t(count) * sizeof(Acc), [&](void* at) { launch(static_cast<Acc*>(at)); });
+  } else {  // (a recording keeps its own partials: it may be replayed on another instance)
+    Kokkos::View<Acc*, Space> partials(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kstream::partials"), count);
+    sink.keep(partials);
+    launch(partials.data());
+  }
+}
+
+}  // namespace kstream::impl

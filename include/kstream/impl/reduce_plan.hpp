@@ -1,0 +1,151 @@
+#pragma once
+// The plan of a reduction along dimensions (kstream::along): which dimensions are reduced, how the outputs and their
+// reduced elements are shared among teams (device) or tiles (host), decided from plain facts in src/reduce_plan.cpp.
+// The host tests call it with device facts; docs/engine.md has the table and the numbers.
+//
+// The result is described as an operand of the input's rank with stride 0 on the reduced dimensions (PyTorch's
+// review_reduce_result) and normalized first: the reduced dimensions sort innermost, merge only with each other,
+// and the kept ones follow in the result's order. Then, with `length` reduced elements for each of `outputs`:
+//
+//   condition (first match)                                         lanes
+//   the inputs' unit stride runs along the innermost kept dimension outer: a device thread owns an output and
+//     (its stride below the innermost reduced dimension's)            walks its reduced elements, its neighbours
+//                                                                     own the adjacent outputs; a host tile keeps
+//                                                                     a vector of adjacent outputs' accumulators
+//   otherwise                                                       inner: a device output's reduce_lanes threads
+//                                                                     read adjacent reduced elements; a host tile
+//                                                                     walks each output's elements in turn
+//
+// An output's reduced elements are cut into `slices` of slice_length where the outputs alone would not fill the
+// device (or a host tile would be longer than host_tile_items): each slice's partial result is folded with the
+// others in slice order by a second kernel. Nothing depends on the thread count of a host, so a call gives the same
+// bits on every run; on a device the slices depend on its concurrency too.
+#include <cstdint>
+#include <kstream/impl/operand.hpp>
+#include <kstream/impl/overlap.hpp>
+#include <kstream/impl/plan.hpp>
+
+namespace kstream::impl {
+
+/// The dimensions a reduction along dimensions reduces, in the input's numbering (kstream::along).
+struct ReducedDims {
+  int count = 0;
+  int dims[max_rank] = {};
+  bool has(int d) const {
+    for (int k = 0; k < count; ++k)
+      if (dims[k] == d) return true;
+    return false;
+  }
+};
+
+/// Device reductions along dimensions: teams of this many threads; each team folds its lanes' values in scratch.
+inline constexpr int along_team_size = 256;
+/// A device slice gives each of its threads at least this many elements of an output.
+inline constexpr std::int64_t along_slice_per_thread = 32;
+/// A host tile covers about this many elements (host_tile_items of the full reduction: a fixed length, so the
+/// partial results do not depend on the thread count).
+inline constexpr std::int64_t along_host_tile_items = 16384;
+/// Adjacent outputs a host tile of an outer reduction accumulates at once (a row of up to this many is read whole),
+/// and the elements its tile covers: slices of along_host_outer_items / outputs rows.
+inline constexpr int along_host_outputs = 1024;
+inline constexpr std::int64_t along_host_outer_items = 65536;
+
+/// How a reduction along dimensions shares its work, as the kernels hold it: `outputs` outputs of `length`
+/// elements, in blocks of block_outputs consecutive outputs (flat, innermost kept dimension first), each output's
+/// elements in `slices` slices of slice_length; on a device reduce_lanes threads share an output's slice.
+struct AlongLanes {
+  std::int64_t outputs = 0, length = 0, slice_length = 0, slices = 1;
+  int block_outputs = 1, reduce_lanes = 1;
+  bool outer = false;
+
+  /// Where device thread `rank` of team `team` works: team t holds block t / slices over slice t % slices; the
+  /// thread sits at output rank % block_outputs of the block (outer: adjacent threads, adjacent outputs) or
+  /// rank / reduce_lanes (inner), and reads every reduce_lanes-th element of the slice from its lane.
+  struct Place {
+    std::int64_t output, slice, first, last;  ///< elements first, first + reduce_lanes, ... below last
+    int block_output, lane;
+  };
+  KOKKOS_INLINE_FUNCTION Place place(std::int64_t team, int rank) const {
+    Place at;
+    const std::int64_t block = team / slices;
+    at.slice = team - block * slices;
+    at.block_output = outer ? rank % block_outputs : rank / reduce_lanes;
+    at.lane = outer ? rank / block_outputs : rank % reduce_lanes;
+    at.output = block * block_outputs + at.block_output;
+    const std::int64_t start = at.slice * slice_length;
+    at.first = start + at.lane;
+    at.last = start + slice_length < length ? start + slice_length : length;
+    return at;
+  }
+  /// Where host tile t works: outputs [first_output, last_output) over elements [first, last) of each.
+  struct Tile {
+    std::int64_t first_output, last_output, slice, first, last;
+  };
+  Tile tile(std::int64_t t) const {
+    Tile at;
+    const std::int64_t block = t / slices;
+    at.slice = t - block * slices;
+    at.first_output = block * block_outputs;
+    at.last_output = at.first_output + block_outputs < outputs ? at.first_output + block_outputs : outputs;
+    at.first = at.slice * slice_length;
+    at.last = at.first + slice_length < length ? at.first + slice_length : length;
+    return at;
+  }
+};
+
+/// How a reduction along dimensions runs.
+struct AlongPlan {
+  Geometry geometry;         ///< dimensions [0, geometry.reduced) reduced, the others kept, innermost first
+  std::int64_t outputs = 0;  ///< the kept extents' product (the result's elements)
+  std::int64_t length = 0;   ///< elements reduced into each output
+  bool outer = false;        ///< lanes along the innermost kept dimension (see the table above)
+  int step_dim = 0;          ///< the dimension along which a thread's step reads consecutive elements
+  int block_outputs = 1;     ///< consecutive outputs (flat, innermost kept dimension first) of one team or tile
+  int reduce_lanes = 1;      ///< device: threads on one output's elements (block_outputs * reduce_lanes threads)
+  std::int64_t slices = 1;   ///< parts of each output's elements in separate teams or tiles (1: no second kernel)
+  std::int64_t slice_length = 0;  ///< elements of one slice (the last may be shorter)
+  std::int64_t blocks = 0;        ///< blocks of block_outputs outputs
+  std::int64_t league = 0;        ///< teams or tiles: blocks * slices
+  int team_size = 1;              ///< device: threads per team
+  bool device = false;            ///< planned for a device's kernel
+
+  AlongLanes lanes() const {
+    return {outputs, length, slice_length, slices, block_outputs, reduce_lanes, outer};
+  }
+};
+
+/// The dimensions [from, to) of g alone.
+inline Geometry geometry_part(const Geometry& g, int from, int to) {
+  Geometry part;
+  for (int d = from; d < to; ++d) {
+    part.extents[part.dims] = g.extents[d];
+    part.axes[part.dims++] = g.axes[d];
+  }
+  return part;
+}
+
+/// Facts of the space a reduction along dimensions runs on.
+struct AlongFacts {
+  bool device = false;
+  std::int64_t resident_threads = 1;   ///< device: its concurrency
+  int team_size = along_team_size;     ///< device: threads per team (a power of two; tests run the device kernel on
+                                       ///< host backends with small teams)
+};
+
+/// Fails with std::invalid_argument unless `dims` are distinct dimensions of a rank-`rank` input and at least one.
+void check_reduced_dims(const char* op, const ReducedDims& dims, int rank);
+
+/// The result of a reduction along `dims` as an operand of the inputs' rank, stride 0 on the reduced dimensions.
+/// `result` holds the kept dimensions in order (rank - dims.count) or has the inputs' rank with extent 1 on the
+/// reduced ones (keep-dims). Fails with std::invalid_argument naming the result's rank, a dimension whose extent
+/// does not match, a result whose elements are not distinct, or one that may overlap an input. Names and labels:
+/// the result first, then inputs[0, input_count), whose extents are the first input's (checked before).
+Operand widened_result(const char* op, Names names, const ViewLabel* labels, const Operand& result,
+                       const ReducedDims& dims, const Operand* inputs, int input_count);
+
+/// The plan of a reduction of `operands` (the inputs, then a fused output if any) along `dims` into `widened`
+/// (widened_result). Throws std::length_error where a device call's index math does not fit.
+AlongPlan plan_along(const AlongFacts& facts, const ReducedDims& dims, const Operand& widened, const Operand* operands,
+                     int count, const char* label);
+
+}  // namespace kstream::impl

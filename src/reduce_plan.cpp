@@ -1,0 +1,134 @@
+// The plan of a reduction along dimensions (kstream/impl/reduce_plan.hpp has the table; docs/engine.md the numbers).
+#include <algorithm>
+#include <climits>
+#include <kstream/impl/reduce_plan.hpp>
+#include <stdexcept>
+#include <string>
+
+namespace kstream::impl {
+namespace {
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+/// The smallest power of two at least n (n >= 1), at most `cap`.
+int power_of_two_at_least(std::int64_t n, int cap) {
+  int k = 1;
+  while (k < n && k < cap) k *= 2;
+  return k;
+}
+
+/// Fails unless the device kernel's 32-bit index math holds: the outputs, the kept extents and every operand's
+/// strides along them below 2^31, and the same for the reduced dimensions where there are several.
+void check_device_indices(const AlongPlan& p, const Operand& widened, const Operand* operands, int count,
+                          const char* label) {
+  bool fits = p.outputs <= INT32_MAX;
+  const Geometry& g = p.geometry;
+  for (int d = 0; d < g.dims; ++d) {
+    if (d < g.reduced && g.reduced == 1) continue;  // one reduced dimension: 64-bit offsets along it
+    fits = fits && g.extents[d] <= INT32_MAX && g.stride(widened, d) <= INT32_MAX;
+    for (int k = 0; k < count; ++k) fits = fits && g.stride(operands[k], d) <= INT32_MAX;
+  }
+  if (g.reduced > 1) fits = fits && p.length <= INT32_MAX;
+  if (!fits)
+    throw std::length_error(std::string(label) + ": " + std::to_string(p.outputs) + " outputs of " +
+                            std::to_string(p.length) +
+                            " elements: a device reduction along dimensions takes fewer than 2^31 outputs, kept "
+                            "extents and strides below 2^31, and (reducing several dimensions that do not merge) "
+                            "fewer than 2^31 elements for each output");
+}
+
+void plan_device(const AlongFacts& f, AlongPlan& p) {
+  const Geometry& g = p.geometry;
+  const int team = f.team_size;
+  p.team_size = team;
+  if (p.outer) {  // threads along the adjacent outputs; the team's other threads share their elements
+    p.block_outputs = power_of_two_at_least(g.extents[g.reduced], team);
+    p.reduce_lanes = team / p.block_outputs;
+  } else {  // threads along an output's elements, four each at least
+    p.reduce_lanes = power_of_two_at_least(std::max<std::int64_t>(1, ceil_div(p.length, 4)), team);
+    p.block_outputs = team / p.reduce_lanes;
+  }
+  p.blocks = ceil_div(p.outputs, p.block_outputs);
+  // Few blocks and long outputs: slices, so that the teams fill the device.
+  const std::int64_t teams = std::max<std::int64_t>(1, f.resident_threads / team);
+  p.slices = 1;
+  p.slice_length = p.length;
+  if (p.blocks < teams && p.length > 0) {
+    const std::int64_t by_device = ceil_div(teams, p.blocks);
+    const std::int64_t by_length = std::max<std::int64_t>(1, p.length / (p.reduce_lanes * along_slice_per_thread));
+    const std::int64_t wanted = std::min(by_device, by_length);
+    if (wanted > 1) {
+      p.slice_length = ceil_div(ceil_div(p.length, wanted), p.reduce_lanes) * p.reduce_lanes;
+      p.slices = ceil_div(p.length, p.slice_length);
+    }
+  }
+}
+
+void plan_host(AlongPlan& p) {
+  const Geometry& g = p.geometry;
+  p.team_size = 1;
+  p.reduce_lanes = 1;
+  if (p.outer) {  // a vector of adjacent outputs, their elements in slices of about a tile's length
+    p.block_outputs = int(std::min<std::int64_t>(along_host_outputs, g.extents[g.reduced]));
+    p.slice_length = std::max<std::int64_t>(1, along_host_outer_items / p.block_outputs);
+  } else {  // outputs one after the other, a tile's length of elements in all
+    p.slice_length = along_host_tile_items;
+  }
+  if (p.length <= p.slice_length) {
+    p.slice_length = p.length;
+    p.slices = 1;
+    if (!p.outer)
+      p.block_outputs =
+          int(std::clamp<std::int64_t>(along_host_tile_items / std::max<std::int64_t>(1, p.length), 1, INT_MAX));
+  } else {
+    p.slices = ceil_div(p.length, p.slice_length);
+  }
+  p.blocks = ceil_div(p.outputs, p.block_outputs);
+}
+
+}  // namespace
+
+AlongPlan plan_along(const AlongFacts& f, const ReducedDims& dims, const Operand& widened, const Operand* operands,
+                     int count, const char* label) {
+  AlongPlan p;
+  p.device = f.device;
+  if (f.device && (f.team_size < 1 || (f.team_size & (f.team_size - 1)) != 0))
+    throw std::invalid_argument(std::string(label) + ": a team of " + std::to_string(f.team_size) +
+                                " threads (a power of two is needed)");
+  if (count < 1 || count > max_reduction_operands)
+    throw std::invalid_argument("kstream: a reduction takes 1 to " + std::to_string(max_reduction_operands) + " views");
+  p.outputs = 1;
+  p.length = 1;
+  for (int r = 0; r < widened.rank; ++r) (dims.has(r) ? p.length : p.outputs) *= widened.extents[r];
+  if (p.outputs == 0) return p;  // nothing to write
+  // Where an empty dimension leaves nothing to reduce, every output is the identity: the reduced dimensions are
+  // set to one element (dropped by the normalization) and no element is read.
+  Operand first = widened, rest[max_reduction_operands];
+  for (int k = 0; k < count; ++k) rest[k] = operands[k];
+  if (p.length == 0)
+    for (int r = 0; r < widened.rank; ++r)
+      if (dims.has(r)) {
+        first.extents[r] = 1;
+        for (int k = 0; k < count; ++k) rest[k].extents[r] = 1;
+      }
+  p.geometry = normalize(first, rest, count);
+  Geometry& g = p.geometry;
+  while (g.reduced < g.dims && g.stride(widened, g.reduced) == 0) ++g.reduced;
+  // Outer where the first input runs along the innermost kept dimension more closely than along the reduced ones.
+  const bool kept = g.reduced < g.dims;
+  p.outer = kept && (g.reduced == 0 || g.stride(operands[0], g.reduced) < g.stride(operands[0], 0));
+  if (f.device) {
+    plan_device(f, p);
+    check_device_indices(p, widened, operands, count, label);
+  } else {
+    plan_host(p);
+  }
+  p.step_dim = p.outer && !f.device ? g.reduced : 0;
+  p.league = p.blocks * p.slices;
+  if (f.device && p.league > INT_MAX)
+    throw std::length_error(std::string(label) + ": " + std::to_string(p.league) +
+                            " teams: more than a TeamPolicy holds");
+  return p;
+}
+
+}  // namespace kstream::impl
