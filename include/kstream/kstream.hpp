@@ -1,7 +1,8 @@
 #pragma once
-// Everything kstream offers: tiled add, fma and transform, their naive baselines, recordings (graphs) and the
-// tile shapes.
+// Everything kstream offers: tiled add, fma and transform, reductions (whole views and along dimensions), their
+// naive baselines, recordings (graphs) and the tile shapes.
 #include <kstream/add.hpp>
+#include <kstream/along.hpp>
 #include <kstream/configuration.hpp>
 #include <kstream/fma.hpp>
 #include <kstream/low_precision.hpp>

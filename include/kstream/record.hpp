@@ -25,6 +25,7 @@
 #include <Kokkos_Graph.hpp>
 #include <any>
 #include <kstream/add.hpp>
+#include <kstream/along.hpp>
 #include <kstream/fma.hpp>
 #include <kstream/reduce.hpp>
 #include <kstream/transform.hpp>
