@@ -466,22 +466,23 @@ void check_along(Call& c, const ReducedDims& reduced, bool device, int team_size
     std::vector<std::int64_t> offsets(K);
     if (device) {
       CHECK(p.block_outputs * p.reduce_lanes == p.team_size, p.block_outputs, p.reduce_lanes);
-      const Coordinates<K + 1, max_rank> outputs(kept, list, 0);
-      const Coordinates<K, max_rank> elements(across, inputs, 0);
+      Geometry table = g;  // as DeviceAlongTiles: one table of every dimension
+      if (g.reduced == 1) table.extents[0] = 1;
+      const Coordinates<K + 1, max_rank> coordinates(table, list, 0);
       for (std::int64_t team = 0; team < p.league; ++team)
         for (int rank = 0; rank < p.team_size; ++rank) {
           const AlongLanes::Place at = lanes.place(team, rank);
           CHECK(at.lane < p.reduce_lanes && at.block_output < p.block_outputs, at.lane, at.block_output);
           if (at.output >= p.outputs) continue;
           std::int64_t base[K + 1];
-          outputs.offsets(std::uint32_t(at.output), base);
+          coordinates.offsets(std::uint32_t(at.output), g.reduced, g.dims, base);
           if (at.lane == 0) ++stores[at.output * p.slices + at.slice];
           for (std::int64_t j = at.first; j < at.last; j += p.reduce_lanes) {
-            std::int64_t step[K] = {};
+            std::int64_t step[K + 1] = {};
             if (g.reduced <= 1) {
               for (int k = 0; k < K; ++k) step[k] = g.dims > 0 ? j * g.stride(*list[k], 0) : 0;
             } else {
-              elements.offsets(std::uint32_t(j), step);
+              coordinates.offsets(std::uint32_t(j), 0, g.reduced, step);
             }
             for (int k = 0; k < K; ++k) offsets[k] = base[k] + step[k];
             visit(offsets, base[K]);

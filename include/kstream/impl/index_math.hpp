@@ -50,11 +50,15 @@ struct Coordinates {
 
   /// Offsets (elements) of index i in every operand: i's coordinates over the dimensions, innermost first.
   KOKKOS_FORCEINLINE_FUNCTION void offsets(std::uint32_t i, std::int64_t (&offset)[K]) const {
+    offsets(i, 0, dims, offset);
+  }
+  /// The same over dimensions [from, to) alone (a reduction along dimensions: its kept or its reduced ones).
+  KOKKOS_FORCEINLINE_FUNCTION void offsets(std::uint32_t i, int from, int to, std::int64_t (&offset)[K]) const {
     KSTREAM_DEVICE_UNROLL
     for (int k = 0; k < K; ++k) offset[k] = 0;
     KSTREAM_DEVICE_UNROLL
     for (int d = 0; d < N; ++d) {
-      if (d < dims) {
+      if (d >= from && d < to) {
         const std::uint32_t next = (std::uint32_t((std::uint64_t(i) * magic[d]) >> 32) + i) >> shift[d];
         const auto coordinate = std::int32_t(i - next * divisor[d]);
         KSTREAM_DEVICE_UNROLL

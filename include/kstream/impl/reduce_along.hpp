@@ -60,15 +60,18 @@ struct DeviceAlongTiles : AlongCommon<Acc, Reducer, Finish, Step, R> {
   using Shared = Kokkos::View<Acc*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   using Seq = typename Step::Seq;
   using AlongCommon<Acc, Reducer, Finish, Step, R>::AlongCommon;
-  Coordinates<K + 1, max_rank> kept;  ///< an output's first element in every operand, and its place in the result
-  Coordinates<K, max_rank> across;    ///< an element's offset from its output's first, several reduced dimensions
-  bool one_reduced = true;            ///< one reduced dimension (or none): the step's strides run along it
+  /// Every dimension's coordinates in every operand and the result (last): an output's first element over the
+  /// kept dimensions, an element's offset from it over the reduced ones. One table for both keeps the functor under
+  /// the 512 bytes from which Kokkos 5.2's HIP graph nodes launch through a buffer in device memory, a path that
+  /// does not compile (a recorded call).
+  Coordinates<K + 1, max_rank> coordinates;
+  int reduced = 1;  ///< reduced dimensions: [0, reduced); one (or none): the step's strides run along it
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
     const AlongLanes::Place at = this->lanes.place(team.league_rank(), team.team_rank());
     const bool mine = at.output < this->lanes.outputs;
     std::int64_t base[K + 1] = {};
-    if (mine) kept.offsets(std::uint32_t(at.output), base);
+    if (mine) coordinates.offsets(std::uint32_t(at.output), reduced, coordinates.dims, base);
     Acc value = mine ? thread_value(base, at) : this->r.template identity<Acc>();
     const int lanes = this->lanes.reduce_lanes;
     if (lanes > 1) {
@@ -96,7 +99,7 @@ struct DeviceAlongTiles : AlongCommon<Acc, Reducer, Finish, Step, R> {
     KSTREAM_DEVICE_UNROLL
     for (int s = 0; s < InFlight; ++s) acc[s] = this->r.template identity<Acc>();
     std::int64_t j = at.first;
-    if (one_reduced) {
+    if (reduced <= 1) {
       for (; j + (InFlight - 1) * by < last; j += InFlight * by) {
         typename Step::Elements loaded[InFlight];
         KSTREAM_DEVICE_UNROLL
@@ -108,9 +111,11 @@ struct DeviceAlongTiles : AlongCommon<Acc, Reducer, Finish, Step, R> {
       for (; j < last; j += by) acc[0] = this->r(acc[0], here.template element<Acc>(j, here.load(j, Seq{}), Seq{}));
     } else {
       for (; j < last; j += by) {
-        std::int64_t offset[K];
-        across.offsets(std::uint32_t(j), offset);
-        const Step element = here.from(offset);
+        std::int64_t offset[K + 1], step_offset[K];
+        coordinates.offsets(std::uint32_t(j), 0, reduced, offset);
+        KSTREAM_DEVICE_UNROLL
+        for (int k = 0; k < K; ++k) step_offset[k] = offset[k];
+        const Step element = here.from(step_offset);
         acc[0] = this->r(acc[0], element.template element<Acc>(0, element.load(0, Seq{}), Seq{}));
       }
     }
@@ -312,9 +317,10 @@ void reduce_along(const Sink& sink, const char* label, const ExecSpace& exec, co
   const auto launch = [&](Acc* partials) {
     if constexpr (DeviceKernel) {
       DeviceAlongTiles<ExecSpace, Acc, Reducer, Finish, Step, R> tiles(r, finish, step, p, result, partials);
-      tiles.kept = Coordinates<K + 1, max_rank>(kept, operands, 0);
-      tiles.across = Coordinates<K, max_rank>(across, inputs, 0);
-      tiles.one_reduced = g.reduced <= 1;
+      Geometry table = g;  // one reduced dimension may be 2^31 long or more: offsets along it are 64-bit
+      if (g.reduced == 1) table.extents[0] = 1;
+      tiles.coordinates = Coordinates<K + 1, max_rank>(table, operands, 0);
+      tiles.reduced = g.reduced;
       Kokkos::TeamPolicy<ExecSpace> policy(exec, int(p.league), p.team_size);
       if (p.reduce_lanes > 1) policy.set_scratch_size(0, Kokkos::PerTeam(std::size_t(p.team_size) * sizeof(Acc)));
       sink(label, policy, tiles);
