@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "bench_support.hpp"
+#include "suite_rank_n.hpp"  // nd::with_rank, nd::NdView, nd::packed
 
 #if defined(KOKKOS_ENABLE_OPENMP)
 #include <omp.h>
@@ -34,6 +35,11 @@
 namespace kstream::bench {
 namespace along {  // (named: CUDA's extended lambdas may not live in an unnamed namespace)
 
+using nd::packed;
+using nd::with_rank;
+template <class T, int R, class Space>
+using View = nd::NdView<T, R, Space>;
+
 /// What a row computes from each output's elements.
 enum class Reduce { sum, dot, nrm2 };
 
@@ -41,7 +47,7 @@ enum class Reduce { sum, dot, nrm2 };
 struct AlongCase {
   std::string name;
   int rank = 2;
-  std::array<std::int64_t, 4> extents{}, strides{};
+  nd::Extents6 extents{}, strides{};
   std::int64_t offset = 0;
   std::vector<int> dims;
 
@@ -64,54 +70,31 @@ struct AlongCase {
   }
 };
 
-inline std::array<std::int64_t, 4> packed(const std::array<std::int64_t, 4>& parent, int rank, bool right) {
-  std::array<std::int64_t, 4> strides{};
-  std::int64_t next = 1;
-  for (int j = 0; j < rank; ++j) {
-    const int d = right ? rank - 1 - j : j;
-    strides[d] = next;
-    next *= parent[d];
-  }
-  return strides;
-}
-
 /// The cases of about 2^bits elements.
 inline std::vector<AlongCase> cases_of(int bits) {
   std::vector<AlongCase> list;
   const std::int64_t total = std::int64_t(1) << bits;
   for (const bool right : {false, true})
     for (const std::int64_t k : {1, 2, 4, 8, 16, 64, 1024}) {
-      const std::array<std::int64_t, 4> e{total / k, k, 0, 0};
+      const nd::Extents6 e{total / k, k};
       const std::string name = std::string("mv-") + (right ? "right" : "left") + "-k" + std::to_string(k);
       list.push_back({name + "-columns", 2, e, packed(e, 2, right), 0, {0}});
       list.push_back({name + "-rows", 2, e, packed(e, 2, right), 0, {1}});
     }
   std::int64_t side = 1;  // a cube of about 2^bits
   while ((side * 2) * (side * 2) * (side * 2) <= total) side *= 2;
-  const std::array<std::int64_t, 4> cube{side, side, side, 0};
+  const nd::Extents6 cube{side, side, side};
   for (int axis = 0; axis < 3; ++axis)
     list.push_back({"field3-axis" + std::to_string(axis), 3, cube, packed(cube, 3, true), 0, {axis}});
   std::int64_t edge = 2;  // the interior of a rank-4 field of about 2^bits
   while ((edge + 1) * (edge + 1) * (edge + 1) * (edge + 1) <= total) ++edge;
-  const std::array<std::int64_t, 4> parent{edge, edge, edge, edge};
+  const nd::Extents6 parent{edge, edge, edge, edge};
   AlongCase interior{"interior4-axes12", 4, {edge - 2, edge - 2, edge - 2, edge - 2}, packed(parent, 4, true), 0,
                      {1, 2}};
   for (int d = 0; d < 4; ++d) interior.offset += interior.strides[d];
   list.push_back(interior);
   return list;
 }
-
-template <class T, int R>
-struct with_rank {
-  using type = typename with_rank<T*, R - 1>::type;
-};
-template <class T>
-struct with_rank<T, 0> {
-  using type = T;
-};
-template <class T, int R, class Space>
-using View = Kokkos::View<typename with_rank<T, R>::type, Kokkos::LayoutStride, Space,
-                          Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
 template <class Exec, class T, int R>
 View<T, R, typename Exec::memory_space> view_of(T* data, const AlongCase& c) {

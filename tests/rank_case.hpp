@@ -32,6 +32,23 @@ inline Extents test_extents(int rank) {
   throw std::invalid_argument("test_extents: rank " + std::to_string(rank) + ", not 1 to 8");
 }
 
+/// The reduction tests' operations: x * y, y - x, and the square of the first in the accumulator type (the fused
+/// update-and-norm's reduce_op).
+template <class T>
+struct Times {
+  KOKKOS_INLINE_FUNCTION T operator()(T a, T b) const { return T(a * b); }
+};
+template <class T>
+struct Minus {
+  KOKKOS_INLINE_FUNCTION T operator()(T a, T b) const { return T(a - b); }
+};
+template <class T>
+struct SquareOfFirst {
+  KOKKOS_INLINE_FUNCTION kstream::accumulator_t<T> operator()(T updated, T, T) const {
+    return kstream::accumulator_t<T>(updated) * kstream::accumulator_t<T>(updated);
+  }
+};
+
 /// Runs `launch(exec, out_view, input_views...)` on operands at `maps` (output first; `alias` >= 0: the output is
 /// that input itself), views of the extents' rank (one of `Rs`), and compares with `reference(inputs...)` at every
 /// multi-index. "" or what went wrong.

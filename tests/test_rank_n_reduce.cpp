@@ -10,21 +10,6 @@ template <class C>
 class RankReduceTest : public ::testing::Test {};
 TYPED_TEST_SUITE(RankReduceTest, AllCases, CaseNames);
 
-template <class T>
-struct Times {
-  KOKKOS_INLINE_FUNCTION T operator()(T a, T b) const { return T(a * b); }
-};
-template <class T>
-struct Minus {
-  KOKKOS_INLINE_FUNCTION T operator()(T a, T b) const { return T(a - b); }
-};
-template <class T>
-struct SquareOfFirst {
-  KOKKOS_INLINE_FUNCTION kstream::accumulator_t<T> operator()(T updated, T, T) const {
-    return kstream::accumulator_t<T>(updated) * kstream::accumulator_t<T>(updated);
-  }
-};
-
 /// dot, Max and the fused update-and-norm on views of every rank at every mapping pair: exact on small whole numbers,
 /// the same bits on a second call.
 TYPED_TEST(RankReduceTest, ReductionsOnEveryMapping) {

@@ -15,22 +15,8 @@ class AlongTest : public ::testing::Test {};
 TYPED_TEST_SUITE(AlongTest, AllCases, CaseNames);
 
 template <class T>
-struct Times {
-  KOKKOS_INLINE_FUNCTION T operator()(T a, T b) const { return T(a * b); }
-};
-template <class T>
 struct Same {
   KOKKOS_INLINE_FUNCTION T operator()(T a) const { return a; }
-};
-template <class T>
-struct Minus {
-  KOKKOS_INLINE_FUNCTION T operator()(T a, T b) const { return T(a - b); }
-};
-template <class T>
-struct SquareOfFirst {
-  KOKKOS_INLINE_FUNCTION kstream::accumulator_t<T> operator()(T updated, T, T) const {
-    return kstream::accumulator_t<T>(updated) * kstream::accumulator_t<T>(updated);
-  }
 };
 
 /// The result's extents: the kept ones in order, or every one with 1 on the reduced ones (keep).
