@@ -11,7 +11,6 @@
 // Each row is validated after its timed calls against the team row's values.
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cmath>
 #include <kstream/kstream.hpp>
 #include <memory>
@@ -160,38 +159,6 @@ struct TeamPerOutput {
   }
 };
 
-/// Seconds per call of `call` (manual time, batches of calls), then `check` ("" when right).
-template <class Exec, class Call, class Check>
-void time_rows(benchmark::State& state, std::int64_t n, int arrays, std::size_t element_bytes, const Call& call,
-               const Check& check) {
-  try {
-    call();  // warm-up, outside the timed loop
-  } catch (const std::exception& e) {
-    state.SkipWithError(e.what());
-    return;
-  }
-  Timer<Exec> timer;
-  const std::int64_t batch =
-      is_device_backend<Exec> ? std::clamp<std::int64_t>((std::int64_t(1) << 22) / std::max<std::int64_t>(n, 1), 32, 4096)
-                              : 1;
-  double seconds = 0;
-  for (auto _ : state) {
-    timer.start();
-    for (std::int64_t b = 0; b < batch; ++b) call();
-    const double s = timer.stop();
-    seconds += s;
-    state.SetIterationTime(s);
-  }
-  const double calls = double(state.iterations()) * double(batch), bytes = double(arrays * element_bytes) * double(n);
-  state.SetBytesProcessed(std::int64_t(bytes * calls));
-  state.counters["GB/s"] = seconds > 0 ? bytes * calls / seconds / 1e9 : 0.0;
-  state.counters["us_per_call"] = calls > 0 ? 1e6 * seconds / calls : 0.0;
-  state.counters["n"] = double(n);
-  Exec().fence();
-  if (const std::string problem = check(); !problem.empty())
-    state.SkipWithError(("validation failed: " + problem).c_str());
-}
-
 /// Outputs of `got` that differ from `expected` by more than `tolerance` relative (kstream: roundings of the
 /// accumulator only; peers that accumulate floats in float: more).
 template <class Acc, class Space>
@@ -328,7 +295,7 @@ void register_case(const std::string& type_name, const AlongCase& c, std::int64_
     const int arrays = what == Reduce::dot ? 2 : 1;
     benchmark::RegisterBenchmark(name.c_str(),
                                  [=](benchmark::State& state) {
-                                   time_rows<Exec>(
+                                   nd::time_nd<Exec>(
                                        state, n, arrays, sizeof(T), [&] { call(); }, check);
                                  })
         ->UseManualTime()

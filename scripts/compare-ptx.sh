@@ -16,7 +16,7 @@ rev=${1:?usage: scripts/compare-ptx.sh REV [FILE ...]}
 shift
 files=("$@")
 [[ ${#files[@]} -gt 0 ]] || files=(tests/test_reduce_float.cpp tests/test_reduce_double.cpp)
-build=${KSTREAM_DEVICE_CHECK_DIR:-build/device}-cuda
+build=$repo/${KSTREAM_DEVICE_CHECK_DIR:-build/device}-cuda
 [[ -f $build/build.ninja ]] || { echo "no $build: run scripts/check-device-build.sh cuda first" >&2; exit 2; }
 work=build/ptx
 rm -rf "$work"
@@ -29,7 +29,7 @@ ptx_command() {
   command=$(ninja -C "$build" -t commands | grep -F -- "-c $repo/$file" | tail -n1)
   [[ -n "$command" ]] || { echo "no compile command for $file in $build" >&2; return 2; }
   command=$(sed -E 's/ -MD / /; s/ -MT [^ ]+ / /; s/ -MF [^ ]+ / /; s/ -o [^ ]+ / /' <<<"$command")
-  command=${command//" -c $repo/$file"/" -ptx -o $out $root/$file"}
+  command=${command//" -c $repo/$file"/" --ptx -o $out $root/$file"}
   command=${command//"-I$repo/include"/"-I$root/include"}
   echo "$command"
 }
