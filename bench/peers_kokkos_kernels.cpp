@@ -75,7 +75,9 @@ template <class Exec, class T>
 void kokkos_kernels_columns(int what, const StridedMatrix<Exec, const T>& x, const StridedMatrix<Exec, const T>& y,
                             const Kokkos::View<kstream::accumulator_t<T>*, typename Exec::memory_space>& out) {
   using Device = Kokkos::Device<Exec, typename Exec::memory_space>;
-  static Kokkos::View<T*, Device> own;  // Kokkos Kernels' result, of T
+  static Kokkos::View<T*, Device> own;  // Kokkos Kernels' result, of T (released at Kokkos::finalize)
+  static const bool hooked = (Kokkos::push_finalize_hook([] { own = {}; }), true);
+  static_cast<void>(hooked);
   if (own.extent(0) != x.extent(1)) own = Kokkos::View<T*, Device>("bench_kokkosblas_columns", x.extent(1));
   const auto run = [&](auto layout, auto as) {
     using Matrix = Kokkos::View<const T**, decltype(layout), Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
