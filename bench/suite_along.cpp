@@ -310,7 +310,7 @@ void register_case(const std::string& type_name, const AlongCase& c, std::int64_
     };
   };
   // (Kokkos Kernels' float dot of a column of 2^24 elements, accumulated in float, is off by more than 1e-3.)
-  const double peer_tolerance = std::is_same_v<T, float> ? 1e-2 : 1e-9;
+  [[maybe_unused]] const double peer_tolerance = std::is_same_v<T, float> ? 1e-2 : 1e-9;
   const auto nothing = [] { return std::string(); };
   const bool columns = R == 2 && c.dims.size() == 1 && c.dims[0] == 0;
   for (const Reduce what : {Reduce::sum, Reduce::dot, Reduce::nrm2}) {
