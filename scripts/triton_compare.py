@@ -4,6 +4,7 @@
     python3 scripts/triton_compare.py --out bench/results/triton.json [--max-n 268435463] [--check-only]
                                       [--dtypes float32,float64,bfloat16,float16] [--sizes 268435456,...]
     python3 scripts/triton_compare.py --accuracy DIR --exact accuracy.json --out accuracy_torch.json
+    python3 scripts/triton_compare.py --along --out along_torch.json [--dtypes float32,float64]
 
 1. Checks: triton_add == x + y, triton_fma ~= torch.addcmul(c, a, b) and triton_dot ~= a double dot at tail sizes
    (n not a multiple of BLOCK_SIZE, n < BLOCK_SIZE, n = 0).
@@ -16,6 +17,9 @@
    dtype) for scripts/report.py.
 --accuracy: float dot products of the inputs `kstream_accuracy --inputs=DIR` wrote (torch.dot, (x * y).sum(),
 triton_dot), relative errors against the exact results in that run's JSON (--exact), in its row format.
+--along: PyTorch's reductions along dimensions on the cases of bench/suite_along.cpp (2^24 elements): torch.sum(dim),
+torch.linalg.vecdot(dim) and torch.linalg.vector_norm(dim), named as the suite's rows (along_sum/torch_sum/...), each
+checked against a float64 sum first. A LayoutLeft multivector is the transpose of a contiguous k x n tensor.
 Without a GPU or without triton it prints one line saying so and exits with status 2.
 """
 import argparse
@@ -182,6 +186,7 @@ def main():
     ap.add_argument("--sizes", help="comma-separated element counts instead of the suite's sizes")
     ap.add_argument("--accuracy", metavar="DIR", help="the inputs kstream_accuracy --inputs=DIR wrote")
     ap.add_argument("--exact", metavar="JSON", help="that kstream_accuracy run's JSON (the exact results)")
+    ap.add_argument("--along", action="store_true", help="torch's reductions along dimensions (suite_along's cases)")
     args = ap.parse_args()
     if args.accuracy:
         if not args.exact or not args.out:
@@ -198,6 +203,8 @@ def main():
         ap.error(f"--sizes takes whole numbers separated by commas, got '{args.sizes}'")
     if not args.check_only and not args.out:
         ap.error("--out is required unless --check-only")
+    if args.along:
+        return along(dtypes, names, args.out)
 
     checked = check()
     print(f"checks passed at {checked} sizes (add exact vs x + y, fma vs torch.addcmul, dot vs a double dot)")
@@ -240,6 +247,68 @@ def main():
     with open(args.out, "w") as f:
         json.dump({"context": context, "benchmarks": rows}, f, indent=1)
     print(f"wrote {args.out}")
+    return 0
+
+
+def along_cases(bits=24):
+    """suite_along.cpp's cases_of(bits): (name, make(dtype) -> tensor of that layout, reduced dims, columns?)."""
+    total = 1 << bits
+    cases = []
+    for right in (False, True):
+        for k in (1, 2, 4, 8, 16, 64, 1024):
+            n = total // k
+            shape = (n, k) if right else (k, n)
+            make = (lambda s, r: lambda dtype: (lambda t: t if r else t.t())(
+                torch.rand(s, device="cuda", dtype=dtype)))(shape, right)
+            name = f"mv-{'right' if right else 'left'}-k{k}"
+            cases.append((name + "-columns", make, (0,), True))
+            cases.append((name + "-rows", make, (1,), False))
+    side = 1
+    while (side * 2) ** 3 <= total:
+        side *= 2
+    for axis in range(3):
+        cases.append((f"field3-axis{axis}", lambda dtype: torch.rand((side,) * 3, device="cuda", dtype=dtype),
+                      (axis,), False))
+    edge = 2
+    while (edge + 1) ** 4 <= total:
+        edge += 1
+    interior = lambda dtype: torch.rand((edge,) * 4, device="cuda", dtype=dtype)[1:-1, 1:-1, 1:-1, 1:-1]
+    cases.append(("interior4-axes12", interior, (1, 2), False))
+    return cases
+
+
+def along(dtypes, names, out):
+    """torch.sum / vecdot / vector_norm along dimensions, timed as the suite's along rows."""
+    rows = []
+    for dtype_name in dtypes:
+        dtype = getattr(torch, dtype_name)
+        element = torch.tensor([], dtype=dtype).element_size()
+        for case, make, dims, columns in along_cases():
+            x, y = make(dtype), make(dtype)
+            n = x.numel()
+            variants = [("along_sum", "torch_sum", lambda: torch.sum(x, dim=dims), 1,
+                         lambda: x.double().sum(dim=dims))]
+            if columns:
+                variants += [("along_dot", "torch_vecdot", lambda: torch.linalg.vecdot(x, y, dim=0), 2,
+                              lambda: (x.double() * y.double()).sum(dim=0)),
+                             ("along_nrm2", "torch_vector_norm", lambda: torch.linalg.vector_norm(x, dim=0), 1,
+                              lambda: x.double().square().sum(dim=0).sqrt())]
+            for op, name, fn, arrays, reference in variants:
+                if not torch.allclose(fn().double(), reference(), rtol=1e-3 if element < 8 else 1e-9):
+                    fail(f"{op}/{name} on {case} differs from a float64 reference")
+                seconds, calls = time_per_call(fn, n)
+                gbps = arrays * element * n / seconds / 1e9
+                full = f"{op}/{name}/{names[dtype_name]}/Cuda/along-{case}/{n}"
+                rows.append({"name": full, "run_name": full, "run_type": "iteration", "iterations": calls,
+                             "real_time": seconds * 1e6, "time_unit": "us", "GB/s": gbps,
+                             "us_per_call": seconds * 1e6, "n": n})
+                print(f"{full:70s} {seconds * 1e6:10.2f} us  {gbps:8.1f} GB/s", flush=True)
+            del x, y
+            torch.cuda.empty_cache()
+    context = {**environment(), "timing": "CUDA events, median of 7 batches of back-to-back calls, each batch >= ~20 ms"}
+    with open(out, "w") as f:
+        json.dump({"context": context, "benchmarks": rows}, f, indent=1)
+    print(f"wrote {out}")
     return 0
 
 
