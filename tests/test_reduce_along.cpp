@@ -1,7 +1,8 @@
 // Reductions along dimensions (kstream::along): every subset of dimensions of views of rank 1 to 8 on every
 // mapping, results that keep the dimensions or drop them, multivectors of 1 to 1031 columns in both layouts (column
-// dots and 2-norms, row sums), empty and unit extents, NaN, the fused form, repeats that are bit-identical, each
-// error with its message, and recorded calls. Exact on small whole numbers against a scalar reference.
+// dots and 2-norms, row sums), ArgMax and ArgMin, empty and unit extents, NaN, the fused form, repeats that are
+// bit-identical, each error with its message, and recorded calls. Exact on small whole numbers against a scalar
+// reference.
 #include <kstream/kstream.hpp>
 #include <kstream/record.hpp>
 
@@ -352,6 +353,130 @@ TYPED_TEST(AlongTest, NaNPropagates) {
   for (std::int64_t r = 0; r < n; ++r) EXPECT_EQ(std::isnan(double(rm(r))), r == 1234) << r;
 }
 
+/// The index over the reduced dimensions (row-major, the last fastest) of the input's flat index i.
+std::int64_t reduced_index_of(std::int64_t i, const Extents& extents, const std::vector<int>& dims) {
+  std::int64_t index = 0, scale = 1;
+  for (int d = int(extents.size()) - 1; d >= 0; --d) {
+    const std::int64_t coordinate = i % extents[d];
+    i /= extents[d];
+    if (std::find(dims.begin(), dims.end(), d) == dims.end()) continue;
+    index += coordinate * scale;
+    scale *= extents[d];
+  }
+  return index;
+}
+
+/// ArgMax of x * y (many ties: small whole numbers) and ArgMin of x (the device kernel on every backend) along
+/// `dims`, into integer results at each result mapping, against the first winner in row-major order; a NaN planted
+/// at `nan_at` (if >= 0) wins its output.
+template <class C, class Is, class Rs>
+std::string argmax_case(const Extents& extents, const std::vector<int>& dims, bool keep, const Mapping& in_map,
+                        int result_map, std::int64_t nan_at) {
+  using T = typename C::value_type;
+  using M = typename C::memory_space;
+  const typename C::execution_space exec;
+  const Extents kept = result_extents(extents, dims, keep);
+  const Mapping out_map = result_mapping(kept, result_map);
+  GuardedTensor<T, M> x("x", extents, in_map), y("y", extents, standard_mappings(extents)[1]);
+  GuardedTensor<std::int64_t, M> largest("largest", kept, out_map);
+  GuardedTensor<int, M> smallest("smallest", kept, out_map);
+  const std::int64_t outputs = largest.size();
+  struct Best {
+    double value;
+    std::int64_t index = -1;
+  };
+  std::vector<Best> most(static_cast<std::size_t>(outputs)), least(static_cast<std::size_t>(outputs));
+  const auto take = [](Best& best, double value, std::int64_t index, bool largest_wins) {
+    const bool nan = value != value, best_nan = best.value != best.value;
+    const bool better = best.index < 0 || (nan && !best_nan) ||
+                        (!nan && !best_nan && (largest_wins ? value > best.value : value < best.value));
+    if (better) best = {value, index};
+  };
+  for (std::int64_t i = 0; i < x.size(); ++i) {
+    x.at(i) = i == nan_at ? std::numeric_limits<T>::quiet_NaN() : small_value<T>(i, 0);
+    y.at(i) = small_value<T>(i, 1);
+    const std::int64_t o = output_of(i, extents, dims), r = reduced_index_of(i, extents, dims);
+    take(most[o], double(x.at(i) * y.at(i)), r, true);
+    take(least[o], double(x.at(i)), r, false);
+  }
+  x.upload();
+  y.upload();
+  largest.upload();
+  smallest.upload();
+  const kstream::along along_dims(dims);
+  const auto calls = [&]<int R, int RR>() {
+    kstream::transform_reduce(exec, along_dims, largest.template view<RR>(), kstream::ArgMax{}, Times<T>{},
+                              x.template view<R>(), y.template view<R>());
+    impl::transform_reduce_along_to<impl::AlongKernel::device>(impl::LaunchNow{}, exec, along_dims,
+                                                               smallest.template view<RR>(), kstream::ArgMin{},
+                                                               Same<T>{}, x.template view<R>());
+  };
+  call_at_rank(int(extents.size()), Is{}, [&]<int R>() {
+    if constexpr (std::is_same_v<Rs, SameRank>) {
+      calls.template operator()<R, R>();
+    } else {
+      call_at_rank(int(kept.size()), Rs{}, [&]<int RR>() {
+        if constexpr (RR < R) calls.template operator()<R, RR>();
+      });
+    }
+  });
+  largest.download();
+  smallest.download();
+  std::int64_t wrong = 0, first = -1;
+  for (std::int64_t o = 0; o < outputs; ++o)
+    if ((largest.at(o) != most[o].index || smallest.at(o) != least[o].index) && wrong++ == 0) first = o;
+  std::string error;
+  if (wrong > 0)
+    error = std::to_string(wrong) + " wrong outputs, first " + std::to_string(first) + ": argmax " +
+            std::to_string(largest.at(first)) + " expected " + std::to_string(most[first].index) + ", argmin " +
+            std::to_string(smallest.at(first)) + " expected " + std::to_string(least[first].index) + ". ";
+  const auto damaged = largest.damaged_guard_elements() + smallest.damaged_guard_elements();
+  if (damaged > 0) error += std::to_string(damaged) + " elements outside the results were overwritten.";
+  if (!error.empty()) error += describe_case(extents, dims, in_map, out_map);
+  return error;
+}
+
+/// ArgMax and ArgMin (KokkosBlas::iamax, torch.argmax): every subset of the dimensions of ranks 1 to 4 on every
+/// mapping, keep-dims and kept results, NaN; over every dimension into a rank-0 result through the plain form.
+TYPED_TEST(AlongTest, ArgMaxAndArgMinGiveTheFirstWinner) {
+  for (int rank = 1; rank <= 4; ++rank) {
+    const Extents extents = test_extents(rank);
+    const auto maps = standard_mappings(extents);
+    std::int64_t cases = 0;
+    for (int subset = 1; subset < (1 << rank); ++subset) {
+      std::vector<int> dims;
+      for (int d = 0; d < rank; ++d)
+        if (subset & (1 << d)) dims.push_back(d);
+      for (std::size_t m = 0; m < maps.size(); ++m) {
+        const std::int64_t nan_at = cases % 4 == 3 ? (cases * 7919) % (extents[0] * extents[rank - 1]) : -1;
+        EXPECT_EQ((argmax_case<TypeParam, Ranks<1, 2, 3, 4>, SameRank>(extents, dims, true, maps[m], int(cases % 3),
+                                                                       nan_at)),
+                  "");
+        ++cases;
+      }
+    }
+  }
+  const Extents extents{5, 3, 131};
+  for (const auto& map : standard_mappings(extents))
+    for (const std::vector<int>& dims : {std::vector<int>{1}, std::vector<int>{0, 2}})
+      EXPECT_EQ((argmax_case<TypeParam, Ranks<3>, Ranks<1, 2>>(extents, dims, false, map, 0, -1)), "");
+  using T = typename TypeParam::value_type;
+  using M = typename TypeParam::memory_space;
+  const typename TypeParam::execution_space exec;
+  Kokkos::View<T***, Kokkos::LayoutLeft, M> x("x", 5, 3, 131);
+  auto h = Kokkos::create_mirror_view(x);
+  for (int i = 0; i < 5; ++i)
+    for (int j = 0; j < 3; ++j)
+      for (int k = 0; k < 131; ++k) h(i, j, k) = T(double((i * 3 + j) * 131 + k) == 1000 ? 9 : (k % 7) - 3);
+  h(4, 2, 130) = T(9);  // a later tie: the first wins
+  Kokkos::deep_copy(x, h);
+  Kokkos::View<std::int64_t, M> at("at");
+  kstream::transform_reduce(exec, at, kstream::ArgMax{}, Same<T>{}, x);
+  std::int64_t got = -1;
+  Kokkos::deep_copy(got, at);
+  EXPECT_EQ(got, 1000);
+}
+
 /// The fused form: y = y - x written everywhere, and each column's sum of squares of the new y.
 TYPED_TEST(AlongTest, FusedUpdateAndColumnNorms) {
   using T = typename TypeParam::value_type;
@@ -446,6 +571,20 @@ TYPED_TEST(AlongTest, ErrorsNameWhatIsWrong) {
   const Kokkos::View<Acc*, Kokkos::LayoutStride, M> repeated(columns.data(), Kokkos::LayoutStride(4, 0));
   EXPECT_TRUE(mentions(rejection([&] { kstream::dot(exec, kstream::along{0}, x, y, repeated); }),
               "maps several indices to one element"));
+  Kokkos::View<int*, M> indices("indices", 4);
+  Kokkos::View<std::int8_t*, M> narrow("narrow", 4);
+  Kokkos::View<T**, M> long_columns("long_columns", 300, 4);
+  EXPECT_TRUE(mentions(rejection([&] {
+                kstream::transform_reduce(exec, kstream::along{0}, indices, kstream::ArgMax{}, Same<T>{},
+                                          Kokkos::View<T**, M>("empty", 0, 4));
+              }),
+              "ArgMax and ArgMin need at least one element to reduce"));
+  EXPECT_TRUE(mentions(rejection([&] {
+                kstream::transform_reduce(exec, kstream::along{0}, narrow, kstream::ArgMin{}, Same<T>{},
+                                          long_columns);
+              }),
+              "the result's integers hold indices up to 127, the reduction has 300 elements for each output"));
+  kstream::transform_reduce(exec, kstream::along{0}, narrow, kstream::ArgMin{}, Same<T>{}, x);  // 6 fit
   kstream::dot(exec, kstream::along{0}, x, y, keep);  // keep-dims, and the kept rank, are fine
   kstream::dot(exec, kstream::along{0}, x, y, columns);
 }
@@ -463,12 +602,16 @@ TYPED_TEST(AlongTest, RecordedCallsReplay) {
   Kokkos::deep_copy(y, T(2));
   Kokkos::View<Acc*, M> eager("eager", k), recorded("recorded", k), sums("sums", n);
   Kokkos::View<T*, M> norms("norms", k);
+  Kokkos::View<std::int64_t*, M> where("where", k);
+  Kokkos::View<std::int64_t, M> first("first");
   auto step = kstream::record(exec, [&](kstream::Recorder<Exec>& r) {
     r.dot(kstream::along{0}, x, y, recorded);
     r.nrm2(kstream::along{0}, y, norms);
     r.transform_reduce(kstream::along{1}, sums, kstream::Sum{}, Same<T>{}, x);
+    r.transform_reduce(kstream::along{0}, where, kstream::ArgMax{}, Same<T>{}, x);
+    r.transform_reduce(first, kstream::ArgMin{}, Same<T>{}, x);
   });
-  EXPECT_GE(step.size(), 3u);
+  EXPECT_GE(step.size(), 5u);
   for (int round = 0; round < 2; ++round) {
     if (round == 1) Kokkos::deep_copy(x, T(-0.5));
     step.submit();
@@ -486,6 +629,11 @@ TYPED_TEST(AlongTest, RecordedCallsReplay) {
     }
     EXPECT_EQ(s(0), Acc(xv * double(k)));
     EXPECT_EQ(s(n - 1), Acc(xv * double(k)));
+    const auto w = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), where);
+    std::int64_t f = -1;
+    Kokkos::deep_copy(f, first);
+    for (std::int64_t c = 0; c < k; ++c) EXPECT_EQ(w(c), 0);  // every element ties: the first wins
+    EXPECT_EQ(f, 0);
   }
 }
 

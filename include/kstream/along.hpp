@@ -17,13 +17,16 @@
 // input. How it runs: kstream/impl/reduce_plan.hpp, docs/engine.md.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <initializer_list>
 #include <iterator>
+#include <limits>
 #include <kstream/impl/reduce_along.hpp>
 #include <kstream/reduce.hpp>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <type_traits>
 
 namespace kstream {
@@ -49,6 +52,48 @@ class along {
     for (const auto d : dims) set_.dims[set_.count++] = int(d);
   }
   impl::ReducedDims set_;
+};
+
+namespace impl {
+/// a or b, whichever holds the larger (Largest) or smaller value, the lower index on ties; NaN wins; the identity
+/// (index -1) loses to every element.
+template <bool Largest, class A>
+KOKKOS_INLINE_FUNCTION A first_best(const A& a, const A& b) {
+  if (a.index < 0) return b;
+  if (b.index < 0) return a;
+  const bool a_nan = a.value != a.value, b_nan = b.value != b.value;
+  const bool a_wins = a_nan || b_nan ? a_nan && !b_nan : Largest ? b.value < a.value : a.value < b.value;
+  const bool b_wins = a_nan || b_nan ? b_nan && !a_nan : Largest ? a.value < b.value : b.value < a.value;
+  return a_wins ? a : b_wins ? b : b.index < a.index ? b : a;
+}
+}  // namespace impl
+
+/// Index-carrying reducers: the index of the element with the largest (ArgMax) or smallest (ArgMin) value, the
+/// first on ties; NaN wins (the first NaN). The index counts the reduced dimensions in row-major order (the last
+/// reduced dimension fastest): a rank-1 view's own index, a row's column. transform_reduce's plain form, along
+/// dimensions or over every dimension (a rank-0 result), into a result of integers; at least one element to reduce.
+/// As KokkosBlas::iamax: kstream::transform_reduce(exec, at, kstream::ArgMax{}, Abs{}, x).
+struct ArgMax {
+  static constexpr bool carries_index = true;
+  template <class A>
+  KOKKOS_INLINE_FUNCTION A identity() const {
+    return {typename A::value_type{}, -1};
+  }
+  template <class A>
+  KOKKOS_INLINE_FUNCTION A operator()(A a, A b) const {
+    return impl::first_best<true>(a, b);
+  }
+};
+struct ArgMin {
+  static constexpr bool carries_index = true;
+  template <class A>
+  KOKKOS_INLINE_FUNCTION A identity() const {
+    return {typename A::value_type{}, -1};
+  }
+  template <class A>
+  KOKKOS_INLINE_FUNCTION A operator()(A a, A b) const {
+    return impl::first_best<false>(a, b);
+  }
 };
 
 namespace impl {
@@ -89,6 +134,34 @@ Strided<T> strided_at(const AlongPlan& p, const View& v) {
   return {v.data(), p.geometry.dims == 0 ? 1 : std::int64_t(v.stride(p.geometry.axes[p.step_dim]))};
 }
 
+/// The logical index of an index-carrying reduction as an operand of the input's shape: row-major strides over the
+/// reduced dimensions, 0 over the kept ones (normalized with the inputs, it is walked as they are).
+inline Operand logical_index_operand(const Operand& input, const ReducedDims& dims) {
+  Operand index = input;
+  index.address = 0;
+  index.element_bytes = int(sizeof(std::int64_t));
+  std::int64_t stride = 1;
+  for (int d = input.rank - 1; d >= 0; --d) {
+    index.strides[d] = dims.has(d) ? stride : 0;
+    if (dims.has(d)) stride *= input.extents[d];
+  }
+  return index;
+}
+
+/// An index-carrying reduction's result: integers that hold every index; at least one element for each output.
+template <class R>
+void check_indexed_result(const char* op, const AlongPlan& p) {
+  static_assert(std::is_integral_v<R>, "kstream::ArgMax and ArgMin: the result holds integers (the indices)");
+  if (p.outputs > 0 && p.length == 0)
+    throw std::invalid_argument(std::string(op) +
+                                ": ArgMax and ArgMin need at least one element to reduce (a reduced dimension "
+                                "has extent 0)");
+  if (std::uint64_t(p.length - 1) > std::uint64_t(std::numeric_limits<R>::max()))
+    throw std::invalid_argument(std::string(op) + ": the result's integers hold indices up to " +
+                                std::to_string(std::numeric_limits<R>::max()) + ", the reduction has " +
+                                std::to_string(p.length) + " elements for each output");
+}
+
 /// Which kernel a reduction along dimensions runs: the space's own, or (tests) the device kernel on a host backend
 /// with small teams (a power of two up to the space's concurrency, at most 4).
 enum class AlongKernel { natural, device };
@@ -118,12 +191,19 @@ void run_along(const Sink& sink, const char* op, const char* label, const ExecSp
     facts.team_size = 1;
     while (facts.team_size * 2 <= std::min(exec.concurrency(), 4)) facts.team_size *= 2;
   }
-  const AlongPlan p = plan_along(facts, dims.dims(), widened, operands, count, label);
-  const auto step = make_step(p);
-  static_assert(decltype(step)::operands == count, "every operand of the step is planned");
-  const Operand* pointers[count + 1];
-  for (int k = 0; k < count; ++k) pointers[k] = &operands[k];
-  pointers[count] = &widened;
+  // An index-carrying reducer's logical index: planned after the inputs (they order the walk), the step's first.
+  constexpr int indexed = carries_index_v<Reducer> ? 1 : 0, planned = count + indexed;
+  Operand plan_operands[planned];
+  for (int k = 0; k < count; ++k) plan_operands[k] = operands[k];
+  if constexpr (indexed == 1) plan_operands[count] = logical_index_operand(operands[0], dims.dims());
+  const AlongPlan p = plan_along(facts, dims.dims(), widened, plan_operands, planned, label);
+  if constexpr (indexed == 1) check_indexed_result<typename Result::value_type>(op, p);
+  const auto step = make_step(p, plan_operands[planned - 1]);
+  static_assert(decltype(step)::operands == planned, "every operand of the step is planned");
+  const Operand* pointers[planned + 1];
+  for (int k = 0; k < count; ++k) pointers[k + indexed] = &operands[k];
+  if constexpr (indexed == 1) pointers[0] = &plan_operands[count];
+  pointers[planned] = &widened;
   reduce_along<ExecSpace, Acc, device_kernel>(sink, label, exec, r, finish, step, p, pointers, result.data());
 }
 
@@ -136,14 +216,27 @@ void transform_reduce_along_to(const Sink& sink, const ExecSpace& exec, const al
   (static_check_view<ExecSpace, Views>(), ...);
   check_reduce_inputs("kstream::transform_reduce", input_names, views...);
   using Value = decltype(op(std::declval<typename Views::value_type>()...));
-  using Acc = accumulator_t<Value>;
-  run_along<Acc, Kernel>(
-      sink, "kstream::transform_reduce", "kstream::transform_reduce[along]", exec, dims, reduce, KeepValue{},
-      [&](const AlongPlan& p) {
-        return ReduceStep<Op, Unused, NoOutput, typename Views::non_const_value_type...>(
-            op, Unused{}, NoOutput{}, strided_at<const typename Views::value_type>(p, views)...);
-      },
-      input_names, result, views...);
+  if constexpr (carries_index_v<Reducer>) {
+    using Acc = ValueIndex<accumulator_t<Value>>;
+    run_along<Acc, Kernel>(
+        sink, "kstream::transform_reduce", "kstream::transform_reduce[along, index]", exec, dims, reduce, KeepValue{},
+        [&](const AlongPlan& p, const Operand& index) {
+          const std::int64_t stride = p.geometry.dims == 0 ? 1 : index.strides[p.geometry.axes[p.step_dim]];
+          return ReduceStep<IndexedOp<Op, Acc>, Unused, NoOutput, Index, typename Views::non_const_value_type...>(
+              IndexedOp<Op, Acc>{op}, Unused{}, NoOutput{}, Strided<const Index>{IndexCursor{0}, stride},
+              strided_at<const typename Views::value_type>(p, views)...);
+        },
+        input_names, result, views...);
+  } else {
+    using Acc = accumulator_t<Value>;
+    run_along<Acc, Kernel>(
+        sink, "kstream::transform_reduce", "kstream::transform_reduce[along]", exec, dims, reduce, KeepValue{},
+        [&](const AlongPlan& p, const Operand&) {
+          return ReduceStep<Op, Unused, NoOutput, typename Views::non_const_value_type...>(
+              op, Unused{}, NoOutput{}, strided_at<const typename Views::value_type>(p, views)...);
+        },
+        input_names, result, views...);
+  }
 }
 
 /// The fused form along dimensions: out(i) = op(views(i)...), reduce_op(out(i), views(i)...) reduced.
@@ -153,6 +246,7 @@ void fused_transform_reduce_along_to(const Sink& sink, const ExecSpace& exec, co
                                      const Op& op, const Result& result, const Reducer& reduce,
                                      const ReduceOp& reduce_op, const Views&... views) {
   static_assert(sizeof...(Views) >= 1 && sizeof...(Views) <= 8, "kstream::transform_reduce: give 1 to 8 input views");
+  static_assert(!carries_index_v<Reducer>, "kstream::ArgMax and ArgMin take transform_reduce's plain form");
   static_check_views<ExecSpace, OutView, Views...>();
   check_arguments("kstream::transform_reduce", nullptr, out, views...);
   using Value =
@@ -165,7 +259,7 @@ void fused_transform_reduce_along_to(const Sink& sink, const ExecSpace& exec, co
   step_names[sizeof...(Views)] = names[8];
   run_along<Acc, Kernel>(
       sink, "kstream::transform_reduce", "kstream::transform_reduce[fused along]", exec, dims, reduce, KeepValue{},
-      [&](const AlongPlan& p) {
+      [&](const AlongPlan& p, const Operand&) {
         return ReduceStep<Op, ReduceOp, Strided<typename OutView::value_type>, typename Views::non_const_value_type...>(
             op, reduce_op, strided_at<typename OutView::value_type>(p, out),
             strided_at<const typename Views::value_type>(p, views)...);
@@ -187,7 +281,7 @@ void dot_along_to(const Sink& sink, const ExecSpace& exec, const along& dims, co
   using Acc = accumulator_t<T>;
   run_along<Acc, AlongKernel::natural>(
       sink, "kstream::dot", "kstream::dot[along]", exec, dims, Sum{}, KeepValue{},
-      [&](const AlongPlan& p) {
+      [&](const AlongPlan& p, const Operand&) {
         return ReduceStep<DotProduct<Acc>, Unused, NoOutput, T, T>(DotProduct<Acc>{}, Unused{}, NoOutput{},
                                                                    strided_at<const T>(p, x), strided_at<const T>(p, y));
       },
@@ -205,11 +299,20 @@ void nrm2_along_to(const Sink& sink, const ExecSpace& exec, const along& dims, c
   using Acc = accumulator_t<T>;
   run_along<Acc, AlongKernel::natural>(
       sink, "kstream::nrm2", "kstream::nrm2[along]", exec, dims, Sum{}, SquareRoot{},
-      [&](const AlongPlan& p) {
+      [&](const AlongPlan& p, const Operand&) {
         return ReduceStep<SquareOf<Acc>, Unused, NoOutput, T>(SquareOf<Acc>{}, Unused{}, NoOutput{},
                                                              strided_at<const T>(p, x));
       },
       names, result, x);
+}
+
+/// An index-carrying reduction (ArgMax, ArgMin) over every dimension, into a rank-0 result: along all of them.
+template <class Sink, class ExecSpace, class Result, class Reducer, class Op, class... Views>
+void transform_reduce_all_to(const Sink& sink, const ExecSpace& exec, const Result& result, const Reducer& reduce,
+                             const Op& op, const Views&... views) {
+  std::array<int, std::tuple_element_t<0, std::tuple<Views...>>::rank()> all{};
+  for (int d = 0; d < int(all.size()); ++d) all[std::size_t(d)] = d;
+  transform_reduce_along_to(sink, exec, along(all), result, reduce, op, views...);
 }
 }  // namespace impl
 

@@ -145,6 +145,15 @@ concept rank0_view = (Kokkos::is_view<V>::value && V::rank() == 0);
 template <class V>
 concept ranked_view = (Kokkos::is_view<V>::value && V::rank() >= 1);
 
+/// Whether a reducer carries its element's index (ArgMax, ArgMin: kstream/along.hpp).
+template <class Reducer>
+inline constexpr bool carries_index_v = requires { requires Reducer::carries_index; };
+
+/// An index-carrying reduction over every dimension (kstream/along.hpp, where ArgMax and ArgMin are).
+template <class Sink, class ExecSpace, class Result, class Reducer, class Op, class... Views>
+void transform_reduce_all_to(const Sink& sink, const ExecSpace& exec, const Result& result, const Reducer& reduce,
+                             const Op& op, const Views&... views);
+
 inline constexpr const char* input_names[] = {"input 0", "input 1", "input 2", "input 3",
                                               "input 4", "input 5", "input 6", "input 7"};
 
@@ -154,17 +163,21 @@ void transform_reduce_to(const Sink& sink, const ExecSpace& exec, const Result& 
                          const Op& op, const Views&... views) {
   static_assert(sizeof...(Views) >= 1 && sizeof...(Views) <= 8, "kstream::transform_reduce: give 1 to 8 views");
   static_check_result<ExecSpace, Result>();
-  (static_check_view<ExecSpace, Views>(), ...);
-  check_reduce_inputs("kstream::transform_reduce", input_names, views...);
-  using Value = decltype(op(std::declval<typename Views::value_type>()...));
-  using Acc = accumulator_t<Value>;
-  run_reduce<Acc>(
-      sink, "kstream::transform_reduce[tiled]", exec, reduce,
-      [&](const ReducePlan& rp) {
-        return ReduceStep<Op, Unused, NoOutput, typename Views::non_const_value_type...>(
-            op, Unused{}, NoOutput{}, strided_along<const typename Views::value_type>(rp, views)...);
-      },
-      result, 0, views...);
+  if constexpr (carries_index_v<Reducer>) {
+    transform_reduce_all_to(sink, exec, result, reduce, op, views...);
+  } else {
+    (static_check_view<ExecSpace, Views>(), ...);
+    check_reduce_inputs("kstream::transform_reduce", input_names, views...);
+    using Value = decltype(op(std::declval<typename Views::value_type>()...));
+    using Acc = accumulator_t<Value>;
+    run_reduce<Acc>(
+        sink, "kstream::transform_reduce[tiled]", exec, reduce,
+        [&](const ReducePlan& rp) {
+          return ReduceStep<Op, Unused, NoOutput, typename Views::non_const_value_type...>(
+              op, Unused{}, NoOutput{}, strided_along<const typename Views::value_type>(rp, views)...);
+        },
+        result, 0, views...);
+  }
 }
 
 /// The fused form's checks and tiles.
@@ -174,6 +187,7 @@ void fused_transform_reduce_to(const Sink& sink, const ExecSpace& exec, const Ou
                                const Result& result, const Reducer& reduce, const ReduceOp& reduce_op,
                                const Views&... views) {
   static_assert(sizeof...(Views) >= 1 && sizeof...(Views) <= 8, "kstream::transform_reduce: give 1 to 8 input views");
+  static_assert(!carries_index_v<Reducer>, "kstream::ArgMax and ArgMin take transform_reduce's plain form");
   static_check_views<ExecSpace, OutView, Views...>();
   static_check_result<ExecSpace, Result>();
   check_arguments("kstream::transform_reduce", nullptr, out, views...);

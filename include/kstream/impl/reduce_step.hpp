@@ -83,6 +83,49 @@ struct Strided {
   std::int64_t stride;
 };
 
+/// An element's index as an input of an index-carrying reduction (ArgMax, ArgMin): the step loads it from a
+/// cursor over the logical index, as it loads an element from memory.
+struct Index {
+  std::int64_t value;
+};
+struct IndexCursor {
+  std::int64_t at;
+  KOKKOS_FORCEINLINE_FUNCTION Index operator[](std::int64_t i) const { return {at + i}; }
+  KOKKOS_FORCEINLINE_FUNCTION IndexCursor& operator+=(std::int64_t d) {
+    at += d;
+    return *this;
+  }
+};
+template <>
+struct Strided<const Index> {
+  IndexCursor data;
+  std::int64_t stride;
+};
+
+/// What an index-carrying reduction accumulates: a value and its element's index (-1: the identity, which every
+/// element beats). As an integer, the index.
+template <class V>
+struct ValueIndex {
+  using value_type = V;
+  V value;
+  std::int64_t index;
+  template <class I>
+    requires std::is_integral_v<I>
+  KOKKOS_INLINE_FUNCTION explicit operator I() const {
+    return I(index);
+  }
+};
+
+/// op(views(i)...) with the element's index, for an index-carrying reducer.
+template <class Op, class Acc>
+struct IndexedOp {
+  Op op;
+  template <class... X>
+  KOKKOS_INLINE_FUNCTION Acc operator()(Index i, X... x) const {
+    return {to_accumulator<typename Acc::value_type>(op(x...)), i.value};
+  }
+};
+
 /// The element step of a reduction: v = op(ins(i)...), written to out(i) when there is an output, and the value
 /// reduced is reduce_op(v, ins(i)...) with an output, v itself without. i counts along a row.
 template <class Op, class ReduceOp, class Out, class... Ts>
