@@ -585,6 +585,8 @@ TYPED_TEST(AlongTest, ErrorsNameWhatIsWrong) {
               }),
               "the result's integers hold indices up to 127, the reduction has 300 elements for each output"));
   kstream::transform_reduce(exec, kstream::along{0}, narrow, kstream::ArgMin{}, Same<T>{}, x);  // 6 fit
+  kstream::transform_reduce(exec, kstream::along{0}, Kokkos::View<std::int8_t*, M>("none", 0), kstream::ArgMax{},
+                            Same<T>{}, Kokkos::View<T**, M>("nothing", 0, 0));  // no output: nothing to check
   kstream::dot(exec, kstream::along{0}, x, y, keep);  // keep-dims, and the kept rank, are fine
   kstream::dot(exec, kstream::along{0}, x, y, columns);
 }

@@ -35,6 +35,9 @@ namespace kstream {
 /// kstream::along{0, 2}. Each dimension once, at least one.
 class along {
  public:
+  /// No dimension (an error where a call takes it). Declared so that `along{}` is this one with every compiler:
+  /// nvcc 13 otherwise took it for the list {0}.
+  along() = default;
   along(std::initializer_list<int> dims) { assign(dims); }
   /// From a run-time list: a std::vector<int>, a std::array, ...
   template <class Range>
@@ -156,7 +159,7 @@ void check_indexed_result(const char* op, const AlongPlan& p) {
     throw std::invalid_argument(std::string(op) +
                                 ": ArgMax and ArgMin need at least one element to reduce (a reduced dimension "
                                 "has extent 0)");
-  if (std::uint64_t(p.length - 1) > std::uint64_t(std::numeric_limits<R>::max()))
+  if (p.length > 0 && std::uint64_t(p.length - 1) > std::uint64_t(std::numeric_limits<R>::max()))
     throw std::invalid_argument(std::string(op) + ": the result's integers hold indices up to " +
                                 std::to_string(std::numeric_limits<R>::max()) + ", the reduction has " +
                                 std::to_string(p.length) + " elements for each output");
