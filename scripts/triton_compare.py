@@ -170,6 +170,15 @@ def time_per_call(fn, n):
     return statistics.median(per_call), calls
 
 
+def timed_row(name, fn, n, nbytes):
+    """fn timed (time_per_call) as a Google Benchmark-style row, GB/s on `nbytes`; printed as it goes."""
+    seconds, calls = time_per_call(fn, n)
+    gbps = nbytes / seconds / 1e9
+    print(f"{name:70s} {seconds * 1e6:10.2f} us  {gbps:8.1f} GB/s", flush=True)
+    return {"name": name, "run_name": name, "run_type": "iteration", "iterations": calls, "real_time": seconds * 1e6,
+            "time_unit": "us", "GB/s": gbps, "us_per_call": seconds * 1e6, "n": n}
+
+
 def sizes(max_n):
     result = [1 << k for k in range(10, 29, 2) if (1 << k) <= max_n]
     if result and result[-1] + 7 <= max_n:
@@ -232,13 +241,7 @@ def main():
             ("dot", "triton_dot", lambda: triton_dot(x, y, partials), 2),
         ]
         for op, name, fn, arrays in variants:
-            seconds, calls = time_per_call(fn, n)
-            gbps = arrays * element * n / seconds / 1e9
-            full = f"{op}/{name}/{names[dtype_name]}/Cuda/{n}"
-            rows.append({"name": full, "run_name": full, "run_type": "iteration", "iterations": calls,
-                         "real_time": seconds * 1e6, "time_unit": "us", "GB/s": gbps,
-                         "us_per_call": seconds * 1e6, "n": n})
-            print(f"{full:45s} {seconds * 1e6:10.2f} us  {gbps:8.1f} GB/s", flush=True)
+            rows.append(timed_row(f"{op}/{name}/{names[dtype_name]}/Cuda/{n}", fn, n, arrays * element * n))
         del x, y, z, out, partials
         torch.cuda.empty_cache()
 
@@ -296,13 +299,8 @@ def along(dtypes, names, out):
             for op, name, fn, arrays, reference in variants:
                 if not torch.allclose(fn().double(), reference(), rtol=1e-3 if element < 8 else 1e-9):
                     fail(f"{op}/{name} on {case} differs from a float64 reference")
-                seconds, calls = time_per_call(fn, n)
-                gbps = arrays * element * n / seconds / 1e9
-                full = f"{op}/{name}/{names[dtype_name]}/Cuda/along-{case}/{n}"
-                rows.append({"name": full, "run_name": full, "run_type": "iteration", "iterations": calls,
-                             "real_time": seconds * 1e6, "time_unit": "us", "GB/s": gbps,
-                             "us_per_call": seconds * 1e6, "n": n})
-                print(f"{full:70s} {seconds * 1e6:10.2f} us  {gbps:8.1f} GB/s", flush=True)
+                rows.append(timed_row(f"{op}/{name}/{names[dtype_name]}/Cuda/along-{case}/{n}", fn, n,
+                                      arrays * element * n))
             del x, y
             torch.cuda.empty_cache()
     context = {**environment(), "timing": "CUDA events, median of 7 batches of back-to-back calls, each batch >= ~20 ms"}

@@ -68,6 +68,27 @@ Mapping result_mapping(const Extents& extents, int which) {
 /// The result has the inputs' rank (keep-dims): one rank compiled for both.
 struct SameRank {};
 
+/// calls<R, RR>() for the inputs' rank R (one of Is) and the result's RR: R again (Rs = SameRank) or one of Rs.
+template <class Is, class Rs, class Calls>
+void at_ranks(int rank, int kept_rank, const Calls& calls) {
+  call_at_rank(rank, Is{}, [&]<int R>() {
+    if constexpr (std::is_same_v<Rs, SameRank>) {
+      calls.template operator()<R, R>();
+    } else {
+      call_at_rank(kept_rank, Rs{}, [&]<int RR>() {
+        if constexpr (RR < R) calls.template operator()<R, RR>();
+      });
+    }
+  });
+}
+
+/// A case's error: the wrong outputs, elements overwritten outside the results, then the case; empty if none.
+std::string case_error(std::string error, std::int64_t damaged, const std::string& description) {
+  if (damaged > 0) error += std::to_string(damaged) + " elements outside the results were overwritten.";
+  if (!error.empty()) error += description;
+  return error;
+}
+
 /// dot and Max of x * y along `dims` of x, y at `in_map` into results at `result_map` of the rank `keep` gives
 /// (one of Rs for the result; the inputs' rank one of Is), exact against the reference, the same bits on a repeat.
 template <class C, class Is, class Rs>
@@ -109,15 +130,7 @@ std::string along_case(const Extents& extents, const std::vector<int>& dims, boo
                                                                device_kernel.template view<RR>(), kstream::Max{},
                                                                Times<T>{}, x.template view<R>(), y.template view<R>());
   };
-  call_at_rank(int(extents.size()), Is{}, [&]<int R>() {
-    if constexpr (std::is_same_v<Rs, SameRank>) {
-      calls.template operator()<R, R>();
-    } else {
-      call_at_rank(int(kept.size()), Rs{}, [&]<int RR>() {
-        if constexpr (RR < R) calls.template operator()<R, RR>();
-      });
-    }
-  });
+  at_ranks<Is, Rs>(int(extents.size()), int(kept.size()), calls);
   dots.download();
   again.download();
   largest.download();
@@ -138,9 +151,7 @@ std::string along_case(const Extents& extents, const std::vector<int>& dims, boo
             ". ";
   const auto damaged =
       dots.damaged_guard_elements() + largest.damaged_guard_elements() + device_kernel.damaged_guard_elements();
-  if (damaged > 0) error += std::to_string(damaged) + " elements outside the results were overwritten.";
-  if (!error.empty()) error += describe_case(extents, dims, in_map, out_map);
-  return error;
+  return case_error(error, damaged, describe_case(extents, dims, in_map, out_map));
 }
 
 /// Every nonempty subset of the dimensions of views of rank 1 to 8, each input mapping (every third past rank 4),
@@ -411,15 +422,7 @@ std::string argmax_case(const Extents& extents, const std::vector<int>& dims, bo
                                                                smallest.template view<RR>(), kstream::ArgMin{},
                                                                Same<T>{}, x.template view<R>());
   };
-  call_at_rank(int(extents.size()), Is{}, [&]<int R>() {
-    if constexpr (std::is_same_v<Rs, SameRank>) {
-      calls.template operator()<R, R>();
-    } else {
-      call_at_rank(int(kept.size()), Rs{}, [&]<int RR>() {
-        if constexpr (RR < R) calls.template operator()<R, RR>();
-      });
-    }
-  });
+  at_ranks<Is, Rs>(int(extents.size()), int(kept.size()), calls);
   largest.download();
   smallest.download();
   std::int64_t wrong = 0, first = -1;
@@ -431,9 +434,7 @@ std::string argmax_case(const Extents& extents, const std::vector<int>& dims, bo
             std::to_string(largest.at(first)) + " expected " + std::to_string(most[first].index) + ", argmin " +
             std::to_string(smallest.at(first)) + " expected " + std::to_string(least[first].index) + ". ";
   const auto damaged = largest.damaged_guard_elements() + smallest.damaged_guard_elements();
-  if (damaged > 0) error += std::to_string(damaged) + " elements outside the results were overwritten.";
-  if (!error.empty()) error += describe_case(extents, dims, in_map, out_map);
-  return error;
+  return case_error(error, damaged, describe_case(extents, dims, in_map, out_map));
 }
 
 /// ArgMax and ArgMin (KokkosBlas::iamax, torch.argmax): every subset of the dimensions of ranks 1 to 4 on every

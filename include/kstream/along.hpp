@@ -58,17 +58,25 @@ class along {
 };
 
 namespace impl {
-/// a or b, whichever holds the larger (Largest) or smaller value, the lower index on ties; NaN wins; the identity
-/// (index -1) loses to every element.
-template <bool Largest, class A>
-KOKKOS_INLINE_FUNCTION A first_best(const A& a, const A& b) {
-  if (a.index < 0) return b;
-  if (b.index < 0) return a;
-  const bool a_nan = a.value != a.value, b_nan = b.value != b.value;
-  const bool a_wins = a_nan || b_nan ? a_nan && !b_nan : Largest ? b.value < a.value : a.value < b.value;
-  const bool b_wins = a_nan || b_nan ? b_nan && !a_nan : Largest ? a.value < b.value : b.value < a.value;
-  return a_wins ? a : b_wins ? b : b.index < a.index ? b : a;
-}
+/// An index-carrying reducer: a or b, whichever holds the larger (Largest) or smaller value, the lower index on
+/// ties; NaN wins; the identity (index -1) loses to every element.
+template <bool Largest>
+struct FirstBest {
+  static constexpr bool carries_index = true;
+  template <class A>
+  KOKKOS_INLINE_FUNCTION A identity() const {
+    return {typename A::value_type{}, -1};
+  }
+  template <class A>
+  KOKKOS_INLINE_FUNCTION A operator()(A a, A b) const {
+    if (a.index < 0) return b;
+    if (b.index < 0) return a;
+    const bool a_nan = a.value != a.value, b_nan = b.value != b.value;
+    const bool a_wins = a_nan || b_nan ? a_nan && !b_nan : Largest ? b.value < a.value : a.value < b.value;
+    const bool b_wins = a_nan || b_nan ? b_nan && !a_nan : Largest ? a.value < b.value : b.value < a.value;
+    return a_wins ? a : b_wins ? b : b.index < a.index ? b : a;
+  }
+};
 }  // namespace impl
 
 /// Index-carrying reducers: the index of the element with the largest (ArgMax) or smallest (ArgMin) value, the
@@ -76,28 +84,8 @@ KOKKOS_INLINE_FUNCTION A first_best(const A& a, const A& b) {
 /// reduced dimension fastest): a rank-1 view's own index, a row's column. transform_reduce's plain form, along
 /// dimensions or over every dimension (a rank-0 result), into a result of integers; at least one element to reduce.
 /// As KokkosBlas::iamax: kstream::transform_reduce(exec, at, kstream::ArgMax{}, Abs{}, x).
-struct ArgMax {
-  static constexpr bool carries_index = true;
-  template <class A>
-  KOKKOS_INLINE_FUNCTION A identity() const {
-    return {typename A::value_type{}, -1};
-  }
-  template <class A>
-  KOKKOS_INLINE_FUNCTION A operator()(A a, A b) const {
-    return impl::first_best<true>(a, b);
-  }
-};
-struct ArgMin {
-  static constexpr bool carries_index = true;
-  template <class A>
-  KOKKOS_INLINE_FUNCTION A identity() const {
-    return {typename A::value_type{}, -1};
-  }
-  template <class A>
-  KOKKOS_INLINE_FUNCTION A operator()(A a, A b) const {
-    return impl::first_best<false>(a, b);
-  }
-};
+using ArgMax = impl::FirstBest<true>;
+using ArgMin = impl::FirstBest<false>;
 
 namespace impl {
 
