@@ -13,10 +13,11 @@
 // Accumulation: float in double, 16-bit types in float, other types in their own (kstream::accumulator_t<T>); a
 // result view of another type gets the accumulated value converted once. Deterministic: the split into tiles
 // depends only on n and the device and the partial results combine in a fixed order (no floating-point atomics),
-// so the same call gives the same bits on every run. Reducers: kstream::Sum, Max, Min (these two propagate NaN), or
-// your own: a copyable type with KOKKOS_INLINE_FUNCTION `template <class A> A identity() const` and an associative
-// `A operator()(A, A) const`. Views: rank 1 to 8, all of one rank, any layout; the elements are visited in the
-// order of the first view's strides (the output's in the fused form), row by row, read in 16-byte packs where
+// so the same call gives the same bits on every run. Reducers: kstream::Sum, Max, Min (these two propagate NaN),
+// ArgMax and ArgMin (the winner's index: kstream/along.hpp), or your own: a copyable type with
+// KOKKOS_INLINE_FUNCTION `template <class A> A identity() const` and an associative `A operator()(A, A) const`.
+// Views: rank 1 to 8, all of one rank, any layout; the elements are visited in the order of the first view's
+// strides (the output's in the fused form), row by row, read in 16-byte packs where
 // every view is contiguous along its rows, 16-byte aligned at every row start and of one element size. Errors:
 // std::invalid_argument naming the views (and the dimension) for an extent mismatch (the fused form also checks
 // its output as kstream::transform does); a result that is not a rank-0 view, or views of different ranks, fail
