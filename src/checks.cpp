@@ -204,4 +204,27 @@ Operand widened_result(const char* op, Names names, const ViewLabel* labels, con
   return widened;
 }
 
+Operand widened_parameter(const char* op, const char* name, const ViewLabel& label, const Operand& parameter,
+                          const ReducedDims& dims, const Operand& x, const Operand& out) {
+  const Names names = &name;
+  if (parameter.rank != dims.count)
+    fail(op, describe(names, 0, label) + " has rank " + std::to_string(parameter.rank) + ", but " +
+                 std::to_string(dims.count) + " dimensions are reduced (it holds one value for each of their elements)");
+  Operand widened = x;
+  widened.address = parameter.address;
+  widened.element_bytes = parameter.element_bytes;
+  for (int r = 0; r < x.rank; ++r) widened.strides[r] = 0;
+  for (int k = 0; k < dims.count; ++k) {
+    const int d = dims.dims[k];
+    if (parameter.extents[k] != x.extents[d])
+      fail(op, "extent mismatch in dimension " + std::to_string(k) + " of " + describe(names, 0, label) +
+                   ": it has extent " + std::to_string(parameter.extents[k]) + " but reduced dimension " +
+                   std::to_string(d) + " of 'x' has extent " + std::to_string(x.extents[d]));
+    widened.strides[d] = parameter.strides[k];
+  }
+  if (ranges_intersect(parameter, out))
+    fail(op, describe(names, 0, label) + " may overlap 'out': their memory ranges intersect");
+  return widened;
+}
+
 }  // namespace kstream::impl

@@ -131,4 +131,55 @@ AlongPlan plan_along(const AlongFacts& f, const ReducedDims& dims, const Operand
   return p;
 }
 
+RowPlan plan_rows(const RowFacts& f, const ReducedDims& dims, const Operand* operands, int count, int element_bytes,
+                  int state_bytes, const char* label) {
+  RowPlan p;
+  Operand statistics = operands[1];
+  p.slices = 1;
+  p.length = 1;
+  for (int r = 0; r < statistics.rank; ++r) {
+    (dims.has(r) ? p.length : p.slices) *= statistics.extents[r];
+    if (dims.has(r)) statistics.strides[r] = 0;
+  }
+  if (p.slices == 0 || p.length == 0) return p;  // nothing to write
+  p.geometry = normalize(statistics, operands, count);
+  Geometry& g = p.geometry;
+  while (g.reduced < g.dims && g.stride(statistics, g.reduced) == 0) ++g.reduced;
+  bool fits = p.slices <= INT32_MAX && (g.reduced <= 1 || p.length <= INT32_MAX);
+  for (int d = g.reduced == 1 ? 1 : 0; d < g.dims; ++d) {
+    fits = fits && g.extents[d] <= INT32_MAX;
+    for (int k = 0; k < count; ++k) fits = fits && g.stride(operands[k], d) <= INT32_MAX;
+  }
+  if (!fits)
+    throw std::length_error(std::string(label) + ": " + std::to_string(p.slices) + " slices of " +
+                            std::to_string(p.length) +
+                            " elements: a row operation takes fewer than 2^31 slices, kept extents and strides below "
+                            "2^31, and (several reduced dimensions that do not merge) fewer than 2^31 elements a slice");
+  p.league = p.slices;
+  if (!f.device) return p;
+  // Outer: a warp's threads on as many adjacent slices, the team's others sharing their elements. Inner: eight
+  // elements a thread or more, a team of at least a warp (several short slices each).
+  p.outer = g.reduced < g.dims && (g.reduced == 0 || g.stride(operands[0], g.reduced) < g.stride(operands[0], 0));
+  int block = 1;
+  if (p.outer) {
+    block = power_of_two_at_least(g.extents[g.reduced], f.warp);
+    p.team_size = f.team_max;
+  } else {
+    p.lanes = power_of_two_at_least(ceil_div(p.length, 8), f.team_max);
+    p.team_size = std::max(f.warp, p.lanes);
+    block = p.team_size / p.lanes;
+  }
+  p.lanes = p.team_size / block;
+  p.league = ceil_div(p.slices, block);
+  const auto rounded = [](std::int64_t bytes) { return (bytes + 15) / 16 * 16; };
+  const std::int64_t states = rounded(std::int64_t(p.team_size) * state_bytes);
+  const std::int64_t cache = rounded(block * p.length * element_bytes);
+  p.on_chip = cache + states <= f.scratch_bytes;
+  p.scratch_bytes = (p.on_chip ? cache : 0) + states;
+  if (p.league > INT_MAX)
+    throw std::length_error(std::string(label) + ": " + std::to_string(p.league) +
+                            " teams: more than a TeamPolicy holds");
+  return p;
+}
+
 }  // namespace kstream::impl

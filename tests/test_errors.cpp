@@ -12,18 +12,6 @@ template <class C>
 class ErrorTest : public ::testing::Test {};
 TYPED_TEST_SUITE(ErrorTest, AllCases, CaseNames);
 
-/// Runs `call` and returns the invalid_argument message, or a note that none (or another exception) came.
-inline std::string rejection(const std::function<void()>& call) {
-  try {
-    call();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("wrong exception type: ") + e.what();
-  }
-  return "no exception";
-}
-
 // Every entry point on views a, b, c (inputs) and out, as "name" -> call. The views come as LayoutStride views (the
 // checks read extents, strides, addresses and labels at run time, the same for every layout), so each entry point
 // is compiled once per backend and type, not once per test.

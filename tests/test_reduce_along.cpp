@@ -515,24 +515,6 @@ TYPED_TEST(AlongTest, FusedUpdateAndColumnNorms) {
   }
 }
 
-/// Runs `call`, returns the invalid_argument message or a note that none (or another exception) came.
-std::string rejection(const std::function<void()>& call) {
-  try {
-    call();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("wrong exception type: ") + e.what();
-  }
-  return "no exception";
-}
-
-/// Whether `message` holds `part`, showing the message where not.
-::testing::AssertionResult mentions(const std::string& message, const std::string& part) {
-  if (message.find(part) != std::string::npos) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "\"" << message << "\" does not mention \"" << part << "\"";
-}
-
 /// Each error names what is wrong.
 TYPED_TEST(AlongTest, ErrorsNameWhatIsWrong) {
   using T = typename TypeParam::value_type;

@@ -1,6 +1,7 @@
 #pragma once
 // Shared test machinery: the backend x value-type cases every test is instantiated for, views built at chosen
 // offsets and strides inside a guarded parent, and host-side comparison against a scalar reference.
+#include <functional>
 #include <gtest/gtest.h>
 
 #include <Kokkos_Core.hpp>
@@ -21,6 +22,24 @@ namespace kstream::test {
 
 /// How every test compares results: the same bits, or both NaN (whatever the payload). Works for the 16-bit types
 /// too (their NaN test goes through float).
+/// Runs `call` and returns the std::invalid_argument message, or a note that none (or another exception) came.
+inline std::string rejection(const std::function<void()>& call) {
+  try {
+    call();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    return std::string("wrong exception type: ") + e.what();
+  }
+  return "no exception";
+}
+
+/// Whether `message` holds `part`, showing the message where not.
+inline ::testing::AssertionResult mentions(const std::string& message, const std::string& part) {
+  if (message.find(part) != std::string::npos) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "\"" << message << "\" does not mention \"" << part << "\"";
+}
+
 template <class T>
 bool same_bits(T a, T b) {
   const float fa = kstream::to_float(a), fb = kstream::to_float(b);

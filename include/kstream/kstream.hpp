@@ -1,6 +1,6 @@
 #pragma once
-// Everything kstream offers: tiled add, fma and transform, reductions (whole views and along dimensions), their
-// naive baselines, recordings (graphs) and the tile shapes.
+// Everything kstream offers: tiled add, fma and transform, reductions (whole views and along dimensions), row
+// operations (softmax, norms), their naive baselines, recordings (graphs) and the tile shapes.
 #include <kstream/add.hpp>
 #include <kstream/along.hpp>
 #include <kstream/configuration.hpp>
@@ -9,6 +9,7 @@
 #include <kstream/naive.hpp>
 #include <kstream/record.hpp>
 #include <kstream/reduce.hpp>
+#include <kstream/rows.hpp>
 #include <kstream/streaming_stores.hpp>
 #include <kstream/tiling.hpp>
 #include <kstream/transform.hpp>

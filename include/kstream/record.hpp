@@ -28,6 +28,7 @@
 #include <kstream/along.hpp>
 #include <kstream/fma.hpp>
 #include <kstream/reduce.hpp>
+#include <kstream/rows.hpp>
 #include <kstream/transform.hpp>
 #include <string>
 #include <utility>
@@ -117,6 +118,36 @@ class Recorder {
                         const Reducer& reduce, const ReduceOp& reduce_op, const Views&... views) {
     impl::fused_transform_reduce_along_to(sink(), ExecSpace(), dims, out, op, result, reduce, reduce_op, views...);
     hold(out, result, views...);
+  }
+
+  /// The row operations of kstream/rows.hpp.
+  template <class XView, class OutView>
+  void softmax(const along& dims, const XView& x, const OutView& out) {
+    impl::softmax_to(sink(), ExecSpace(), {}, dims, x, out);
+    hold(x, out);
+  }
+  template <class XView, class OutView>
+  void log_softmax(const along& dims, const XView& x, const OutView& out) {
+    impl::log_softmax_to(sink(), ExecSpace(), {}, dims, x, out);
+    hold(x, out);
+  }
+  template <class XView, class WView, class OutView>
+  void rms_norm(const along& dims, const XView& x, const WView& weight, accumulator_t<typename XView::value_type> eps,
+                const OutView& out) {
+    impl::rms_norm_to(sink(), ExecSpace(), {}, dims, x, weight, eps, out);
+    hold(x, weight, out);
+  }
+  template <class XView, class WView, class BView, class OutView>
+  void layer_norm(const along& dims, const XView& x, const WView& weight, const BView& bias,
+                  accumulator_t<typename XView::value_type> eps, const OutView& out) {
+    impl::layer_norm_to(sink(), ExecSpace(), {}, dims, x, weight, bias, eps, out);
+    hold(x, weight, bias, out);
+  }
+  template <class OutView, class Stat, class Op, class XView, class... Params>
+  void transform_rows(const along& dims, const OutView& out, const Stat& stat, const Op& op, const XView& x,
+                      const Params&... params) {
+    impl::transform_rows_to(sink(), "kstream::transform_rows", ExecSpace(), {}, dims, out, stat, op, x, params...);
+    hold(out, x, params...);
   }
 
   /// Kernels recorded so far (a call on empty views records none).

@@ -148,4 +148,39 @@ Operand widened_result(const char* op, Names names, const ViewLabel* labels, con
 AlongPlan plan_along(const AlongFacts& facts, const ReducedDims& dims, const Operand& widened, const Operand* operands,
                      int count, const char* label);
 
+/// Facts of the space a row operation runs on.
+struct RowFacts {
+  bool device = false;
+  int warp = 32;                    ///< device: threads that run in lockstep (the smallest team)
+  int team_max = 256;               ///< device: the largest team (a power of two, at least warp)
+  std::int64_t scratch_bytes = 0;   ///< device: team scratch a team may take
+};
+
+/// How a row operation runs. Device: a team holds team_size / lanes consecutive slices (flat, innermost kept
+/// dimension first), `lanes` threads on each; outer: adjacent threads on adjacent slices, inner: on adjacent
+/// elements of one.
+struct RowPlan {
+  Geometry geometry;               ///< dimensions [0, geometry.reduced) reduced (the slice), the others kept
+  std::int64_t slices = 0;         ///< the kept extents' product
+  std::int64_t length = 0;         ///< elements of a slice
+  bool outer = false;              ///< device: x's unit stride runs along the kept dimensions
+  bool on_chip = false;            ///< device: the slices read once, into team scratch
+  int team_size = 1;               ///< device: threads per team
+  int lanes = 1;                   ///< device: threads per slice
+  std::int64_t league = 0;         ///< teams (device) or slices (host)
+  std::int64_t scratch_bytes = 0;  ///< device: team scratch per team (the slices if on chip, then the statistics)
+};
+
+/// The plan of a row operation on `operands` (x, out, then the parameters widened to x's rank) along `dims`: a
+/// slice's element takes element_bytes in team scratch, the statistics state_bytes. Normalized as a reduction into
+/// out with stride 0 on the reduced dimensions. Throws std::length_error where the index math does not fit.
+RowPlan plan_rows(const RowFacts& facts, const ReducedDims& dims, const Operand* operands, int count, int element_bytes,
+                  int state_bytes, const char* label);
+
+/// A parameter of a row operation (weight, bias: the reduced dimensions' shape, in order) as an operand of x's
+/// rank with stride 0 on the kept dimensions. Fails with std::invalid_argument naming its rank or the dimension
+/// whose extent does not match, or where it may share memory with `out`.
+Operand widened_parameter(const char* op, const char* name, const ViewLabel& label, const Operand& parameter,
+                          const ReducedDims& dims, const Operand& x, const Operand& out);
+
 }  // namespace kstream::impl

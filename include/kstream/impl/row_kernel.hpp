@@ -1,0 +1,178 @@
+#pragma once
+// The kernel of the row operations (kstream/rows.hpp): for each slice (the elements that share the kept
+// dimensions' indices), statistics over its elements, then out = op(x, statistics, parameters) over them.
+//
+//   plan (src/row_plan.cpp, first match)                 runs
+//   host                                                 a slice per index of a RangePolicy: pass 1 reads it
+//                                                        (into the thread's cache), pass 2 reads it again, writes
+//   device, x's unit stride along the kept dimensions     outer: a thread per slice, adjacent threads on adjacent
+//     (below its stride along the reduced ones)            slices; two reads
+//   device, the slice fits in team scratch               on chip: a team per slice; pass 1 reads each element
+//                                                        from memory into scratch, pass 2 reads scratch: one read
+//   device, otherwise                                    a team per slice, two reads (the second mostly from L2)
+//
+// A team folds its threads' statistics in a fixed tree in scratch; nothing depends on timing: the same bits on
+// every run. The slice's elements and the kept dimensions come from the normalization of reductions along
+// dimensions (kstream/impl/reduce_plan.hpp), with the statistics as a stride-0 result.
+#include <Kokkos_Core.hpp>
+#include <cstdint>
+#include <kstream/impl/index_math.hpp>
+#include <kstream/impl/reduce_plan.hpp>
+#include <kstream/low_precision.hpp>
+#include <type_traits>
+#include <utility>
+
+namespace kstream::impl {
+
+/// What an element is computed in: double for double, float for float and the 16-bit types.
+template <class T>
+using compute_t = std::conditional_t<std::is_same_v<std::remove_cv_t<T>, double>, double, float>;
+
+/// `value` stored as T: rounded once (16-bit types from float).
+template <class T, class V>
+KOKKOS_INLINE_FUNCTION T store_as(V value) {
+  if constexpr (is_low_precision_v<T>) {
+    return from_float<T>(float(value));
+  } else {
+    return T(value);
+  }
+}
+
+/// The statistics of a slice as an op sees them: op.row(state) where the op has it (a row's constants, computed
+/// once), else the state.
+template <class Op, class State>
+KOKKOS_INLINE_FUNCTION auto row_constants(const Op& op, const State& s) {
+  if constexpr (requires { op.row(s); }) {
+    return op.row(s);
+  } else {
+    return s;
+  }
+}
+
+/// The kernel (RowPlan): operands x, out, then the parameters P... (stride 0 on the kept dimensions).
+template <class Team, class T, class O, class Stat, class Op, class... P>
+struct RowKernel {
+  static constexpr int K = 2 + int(sizeof...(P)), InFlight = 4;
+  using C = compute_t<T>;
+  using State = decltype(std::declval<Stat>().template identity<T>());
+
+  Stat stat;
+  Op op;
+  const T* x;
+  O* out;
+  const void* parameters[sizeof...(P) + 1];
+  Coordinates<K, max_rank> coordinates;  ///< the kept dimensions, and the reduced ones where there are several
+  std::int64_t along[K] = {};            ///< the strides along the one reduced dimension (reduced == 1)
+  int reduced = 1;
+  std::int64_t length = 0, slices = 0;
+  int lanes = 1;  ///< device: threads per slice
+  bool outer = false, on_chip = false;
+
+  /// Slice s's first element in every operand.
+  KOKKOS_INLINE_FUNCTION void first(std::int64_t s, std::int64_t (&base)[K]) const {
+    coordinates.offsets(std::uint32_t(s), reduced, coordinates.dims, base);
+  }
+  /// Element j of the slice in operand k.
+  KOKKOS_INLINE_FUNCTION std::int64_t offset(const std::int64_t (&base)[K], std::int64_t j, int k) const {
+    if (reduced <= 1) return base[k] + j * along[k];
+    std::int64_t at[K];
+    coordinates.offsets(std::uint32_t(j), 0, reduced, at);
+    return base[k] + at[k];
+  }
+  /// Element j of the slice from its first element, in every operand.
+  KOKKOS_INLINE_FUNCTION void element(const std::int64_t (&base)[K], std::int64_t j, std::int64_t (&at)[K]) const {
+    if (reduced <= 1) {
+      KSTREAM_DEVICE_UNROLL
+      for (int k = 0; k < K; ++k) at[k] = base[k] + j * along[k];
+    } else {
+      coordinates.offsets(std::uint32_t(j), 0, reduced, at);
+      KSTREAM_DEVICE_UNROLL
+      for (int k = 0; k < K; ++k) at[k] += base[k];
+    }
+  }
+
+  /// Pass 1: elements first, first + by, ... of the slice into one state (and into `cache` where given), InFlight
+  /// loads at once into as many states, folded in order.
+  KOKKOS_INLINE_FUNCTION State gather(const std::int64_t (&base)[K], std::int64_t first, std::int64_t by,
+                                      T* cache) const {
+    State s[InFlight];
+    KSTREAM_DEVICE_UNROLL
+    for (int l = 0; l < InFlight; ++l) s[l] = stat.template identity<T>();
+    std::int64_t j = first;
+    for (; j + (InFlight - 1) * by < length; j += InFlight * by) {
+      T v[InFlight];
+      KSTREAM_DEVICE_UNROLL
+      for (int l = 0; l < InFlight; ++l) v[l] = x[offset(base, j + l * by, 0)];
+      KSTREAM_DEVICE_UNROLL
+      for (int l = 0; l < InFlight; ++l) {
+        if (cache != nullptr) cache[j + l * by] = v[l];
+        stat.add(s[l], C(to_float_or_same(v[l])));
+      }
+    }
+    for (; j < length; j += by) {
+      const T v = x[offset(base, j, 0)];
+      if (cache != nullptr) cache[j] = v;
+      stat.add(s[0], C(to_float_or_same(v)));
+    }
+    KSTREAM_DEVICE_UNROLL
+    for (int l = 1; l < InFlight; ++l) s[0] = stat(s[0], s[l]);
+    return s[0];
+  }
+
+  /// Pass 2: out = op(x, row constants, parameters) over elements first, first + by, ... (x from `cache` where
+  /// given).
+  template <class Row>
+  KOKKOS_INLINE_FUNCTION void write(const std::int64_t (&base)[K], std::int64_t first, std::int64_t by,
+                                    const Row& row, const T* cache) const {
+    write(base, first, by, row, cache, std::index_sequence_for<P...>{});
+  }
+  template <class Row, std::size_t... I>
+  KOKKOS_INLINE_FUNCTION void write(const std::int64_t (&base)[K], std::int64_t first, std::int64_t by,
+                                    const Row& row, const T* cache, std::index_sequence<I...>) const {
+    for (std::int64_t j = first; j < length; j += by) {
+      std::int64_t at[K];
+      element(base, j, at);
+      const T v = cache != nullptr ? cache[j] : x[at[0]];
+      out[at[1]] = store_as<O>(op(C(to_float_or_same(v)), row,
+                                  compute_t<P>(to_float_or_same(static_cast<const P*>(parameters[I])[at[2 + I]]))...));
+    }
+  }
+
+  template <class V>
+  KOKKOS_INLINE_FUNCTION static auto to_float_or_same(V v) {
+    if constexpr (is_low_precision_v<V>) {
+      return to_float(v);
+    } else {
+      return v;
+    }
+  }
+
+  /// Host: slice s, one thread.
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t s) const {
+    std::int64_t base[K];
+    first(s, base);
+    write(base, 0, 1, row_constants(op, gather(base, 0, 1, nullptr)), nullptr);
+  }
+
+  /// Device: team t holds slices t * block, ...; each slice's `lanes` threads fold their states in a fixed tree.
+  KOKKOS_INLINE_FUNCTION void operator()(const Team& team) const {
+    const int rank = team.team_rank(), block = team.team_size() / lanes;
+    const int b = outer ? rank % block : rank / lanes, lane = outer ? rank / block : rank % lanes;
+    const int next = outer ? block : 1;  // from a lane's slot to the next lane's
+    const std::int64_t s = std::int64_t(team.league_rank()) * block + b;
+    std::int64_t base[K] = {};
+    if (s < slices) first(s, base);
+    T* cache = nullptr;
+    if (on_chip) cache = static_cast<T*>(team.team_scratch(0).get_shmem(std::size_t(block * length) * sizeof(T))) + b * length;
+    auto* states = static_cast<State*>(team.team_scratch(0).get_shmem(std::size_t(team.team_size()) * sizeof(State)));
+    states[rank] = s < slices ? gather(base, lane, lanes, cache) : stat.template identity<T>();
+    team.team_barrier();
+    for (int half = lanes / 2; half > 0; half /= 2) {
+      if (lane < half) states[rank] = stat(states[rank], states[rank + half * next]);
+      team.team_barrier();
+    }
+    if (s < slices) write(base, lane, lanes, row_constants(op, states[rank - lane * next]), cache);
+  }
+};
+
+}  // namespace kstream::impl
