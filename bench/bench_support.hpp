@@ -606,6 +606,9 @@ void register_rank_n(std::int64_t max_n, double min_time);
 /// bytes, a team per output, and the peers.
 template <class Exec>
 void register_along(std::int64_t max_n, double min_time);
+/// The row operations' rows (suite_rows.cpp).
+template <class Exec>
+void register_rows(std::int64_t max_n, double min_time);
 
 /// Facts for the JSON context from backend-specific files (GPU model, driver, ...); empty without CUDA.
 std::vector<std::pair<std::string, std::string>> cuda_context();

@@ -458,6 +458,7 @@ int main(int argc, char** argv) {
   register_backend<KSTREAM_BENCH_GPU>();
   register_rank_n<KSTREAM_BENCH_GPU>(nd_max_n, settings().min_time);  // a GPU build's rows of several dimensions
   register_along<KSTREAM_BENCH_GPU>(nd_max_n, settings().min_time);
+  register_rows<KSTREAM_BENCH_GPU>(nd_max_n, settings().min_time);
   warm_up<KSTREAM_BENCH_GPU>();
 #endif
 #if defined(KOKKOS_ENABLE_OPENMP)
@@ -465,6 +466,7 @@ int main(int argc, char** argv) {
 #if !defined(KSTREAM_BENCH_GPU)
   register_rank_n<Kokkos::OpenMP>(nd_max_n, settings().min_time);
   register_along<Kokkos::OpenMP>(nd_max_n, settings().min_time);
+  register_rows<Kokkos::OpenMP>(nd_max_n, settings().min_time);
 #endif
 #endif
 #if defined(KOKKOS_ENABLE_SERIAL)
@@ -472,6 +474,7 @@ int main(int argc, char** argv) {
 #if !defined(KSTREAM_BENCH_GPU)
   register_rank_n<Kokkos::Serial>(nd_max_n, settings().min_time);
   register_along<Kokkos::Serial>(nd_max_n, settings().min_time);
+  register_rows<Kokkos::Serial>(nd_max_n, settings().min_time);
 #endif
 #endif
   benchmark::RunSpecifiedBenchmarks();

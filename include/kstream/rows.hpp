@@ -15,7 +15,8 @@
 // rounded once, float in float (statistics in double), double in double.
 //
 // The general form: `stat` folds a slice's elements into a state (kstream::MaxExpSum: the running max and the sum
-// of exp(x - max), online softmax; kstream::Moments: count, mean and spread, shifted sums merged as Chan et al.),
+// of exp(x - max), online softmax; kstream::Moments: count, and the sums of (x - the slice's first element) and of
+// its square, merged as Chan et al. where the shifts differ),
 // then out = op(x, row, parameters...) for each element, where row = op.row(state) if op has it (constants computed
 // once a slice), else the state. x and the parameters come to op as compute_t (float or double).
 //
@@ -63,7 +64,7 @@ struct MaxExpSum {
   }
 };
 
-/// A slice's count, and the sum and sum of squares of (x - shift) (the first element a thread met; merged states
+/// A slice's count, and the sum and sum of squares of (x - shift), the shift its first element (merged states
 /// shift by their mean): mean() and variance() without the cancellation of a plain sum of squares.
 template <class T>
 struct MomentsState {
@@ -84,10 +85,14 @@ struct Moments {
   KOKKOS_INLINE_FUNCTION MomentsState<T> identity() const {
     return {0, 0, 0, 0};
   }
+  /// The state a slice starts from, given its first element (optional in a statistic: identity() otherwise).
+  template <class T, class C>
+  KOKKOS_INLINE_FUNCTION MomentsState<T> start(C first) const {
+    return {0, accumulator_t<T>(first), 0, 0};
+  }
   template <class T, class C>
   KOKKOS_INLINE_FUNCTION void add(MomentsState<T>& s, C x) const {
     using A = accumulator_t<T>;
-    if (s.count == A(0)) s.shift = A(x);
     const A d = A(x) - s.shift;
     s.count += A(1);
     s.sum += d;
@@ -98,6 +103,7 @@ struct Moments {
     using A = accumulator_t<T>;
     if (a.count == A(0)) return b;
     if (b.count == A(0)) return a;
+    if (a.shift == b.shift) return {a.count + b.count, a.shift, a.sum + b.sum, a.squares + b.squares};
     const A n = a.count + b.count, delta = b.mean() - a.mean();
     const A spread = a.variance() * a.count + b.variance() * b.count + delta * delta * (a.count * b.count / n);
     return {n, a.mean() + delta * (b.count / n), A(0), spread};
@@ -176,9 +182,9 @@ void transform_rows_to(const Sink& sink, const char* op_name, const ExecSpace& e
   static constexpr const char* names[] = {"out", "x"};
   const CallOperands<1> checked = check_arguments(op_name, names, out, x);
   check_reduced_dims(op_name, dims.dims(), int(XView::rank()));
-  static constexpr const char* parameter_names[] = {"weight", "bias", "parameter 2", "parameter 3"};
+  [[maybe_unused]] static constexpr const char* parameter_names[] = {"weight", "bias", "parameter 2", "parameter 3"};
   static_assert(sizeof...(Params) <= 4, "kstream::transform_rows: at most 4 parameter views");
-  int k = 0;
+  [[maybe_unused]] int k = 0;
   const Operand operands[2 + sizeof...(Params)] = {
       checked.ins[0], checked.out,
       widened_parameter(op_name, parameter_names[k++], view_label(params), operand_of(params), dims.dims(),
@@ -201,20 +207,9 @@ void transform_rows_to(const Sink& sink, const char* op_name, const ExecSpace& e
   const RowPlan p = plan_rows(facts, dims.dims(), operands, 2 + int(sizeof...(Params)), int(sizeof(T)),
                               int(sizeof(typename Kernel::State)), label);
   if (p.league == 0) return;
-  Kernel kernel{stat, op, x.data(), out.data(), {params.data()...}};
-  const Geometry& g = p.geometry;
   const Operand* pointers[Kernel::K];
   for (int j = 0; j < Kernel::K; ++j) pointers[j] = &operands[j];
-  Geometry table = g;  // one reduced dimension may be 2^31 long or more: offsets along it are 64-bit
-  if (g.reduced == 1) table.extents[0] = 1;
-  kernel.coordinates = Coordinates<Kernel::K, max_rank>(table, pointers, 0);
-  for (int j = 0; j < Kernel::K && g.reduced == 1; ++j) kernel.along[j] = g.stride(operands[j], 0);
-  kernel.reduced = g.reduced;
-  kernel.length = p.length;
-  kernel.slices = p.slices;
-  kernel.lanes = p.lanes;
-  kernel.outer = p.outer;
-  kernel.on_chip = p.on_chip;
+  const Kernel kernel(stat, op, p, pointers, x.data(), out.data(), params.data()...);
   if (facts.device) {
     Kokkos::TeamPolicy<ExecSpace> policy(exec, int(p.league), p.team_size);
     policy.set_scratch_size(0, Kokkos::PerTeam(std::size_t(p.scratch_bytes)));

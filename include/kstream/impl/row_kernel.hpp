@@ -60,7 +60,7 @@ struct RowKernel {
   Op op;
   const T* x;
   O* out;
-  const void* parameters[sizeof...(P) + 1];
+  const void* parameters[sizeof...(P) + 1] = {};
   Coordinates<K, max_rank> coordinates;  ///< the kept dimensions, and the reduced ones where there are several
   std::int64_t along[K] = {};            ///< the strides along the one reduced dimension (reduced == 1)
   int reduced = 1;
@@ -68,41 +68,54 @@ struct RowKernel {
   int lanes = 1;  ///< device: threads per slice
   bool outer = false, on_chip = false;
 
+  /// The kernel of plan p over `operands` (x, out, the parameters) at x_, out_ and parameters_.
+  RowKernel(const Stat& stat_, const Op& op_, const RowPlan& p, const Operand* const (&operands)[K], const T* x_,
+            O* out_, const P*... parameters_)
+      : stat(stat_), op(op_), x(x_), out(out_), parameters{parameters_...}, reduced(p.geometry.reduced),
+        length(p.length), slices(p.slices), lanes(p.lanes), outer(p.outer), on_chip(p.on_chip) {
+    Geometry table = p.geometry;  // one reduced dimension may be 2^31 long or more: offsets along it are 64-bit
+    if (reduced == 1) table.extents[0] = 1;
+    coordinates = Coordinates<K, max_rank>(table, operands, 0);
+    for (int k = 0; k < K && reduced == 1; ++k) along[k] = p.geometry.stride(*operands[k], 0);
+  }
+
   /// Slice s's first element in every operand.
   KOKKOS_INLINE_FUNCTION void first(std::int64_t s, std::int64_t (&base)[K]) const {
     coordinates.offsets(std::uint32_t(s), reduced, coordinates.dims, base);
   }
-  /// Element j of the slice in operand k.
+  /// Element j of the slice in operand k (Unit: every operand's elements adjacent along the one reduced dimension).
+  template <bool Unit = false>
   KOKKOS_INLINE_FUNCTION std::int64_t offset(const std::int64_t (&base)[K], std::int64_t j, int k) const {
+    if (Unit) return base[k] + j;
     if (reduced <= 1) return base[k] + j * along[k];
     std::int64_t at[K];
     coordinates.offsets(std::uint32_t(j), 0, reduced, at);
     return base[k] + at[k];
   }
-  /// Element j of the slice from its first element, in every operand.
-  KOKKOS_INLINE_FUNCTION void element(const std::int64_t (&base)[K], std::int64_t j, std::int64_t (&at)[K]) const {
-    if (reduced <= 1) {
-      KSTREAM_DEVICE_UNROLL
-      for (int k = 0; k < K; ++k) at[k] = base[k] + j * along[k];
+
+  /// The state a slice starts from: stat.start(its first element) where the statistic has it.
+  KOKKOS_INLINE_FUNCTION State start(const std::int64_t (&base)[K]) const {
+    if constexpr (requires(C c) { stat.template start<T>(c); }) {
+      return stat.template start<T>(C(to_float_or_same(x[base[0]])));
     } else {
-      coordinates.offsets(std::uint32_t(j), 0, reduced, at);
-      KSTREAM_DEVICE_UNROLL
-      for (int k = 0; k < K; ++k) at[k] += base[k];
+      return stat.template identity<T>();
     }
   }
 
   /// Pass 1: elements first, first + by, ... of the slice into one state (and into `cache` where given), InFlight
   /// loads at once into as many states, folded in order.
+  template <bool Unit = false>
   KOKKOS_INLINE_FUNCTION State gather(const std::int64_t (&base)[K], std::int64_t first, std::int64_t by,
                                       T* cache) const {
     State s[InFlight];
+    const State initial = start(base);
     KSTREAM_DEVICE_UNROLL
-    for (int l = 0; l < InFlight; ++l) s[l] = stat.template identity<T>();
+    for (int l = 0; l < InFlight; ++l) s[l] = initial;
     std::int64_t j = first;
     for (; j + (InFlight - 1) * by < length; j += InFlight * by) {
       T v[InFlight];
       KSTREAM_DEVICE_UNROLL
-      for (int l = 0; l < InFlight; ++l) v[l] = x[offset(base, j + l * by, 0)];
+      for (int l = 0; l < InFlight; ++l) v[l] = x[offset<Unit>(base, j + l * by, 0)];
       KSTREAM_DEVICE_UNROLL
       for (int l = 0; l < InFlight; ++l) {
         if (cache != nullptr) cache[j + l * by] = v[l];
@@ -110,7 +123,7 @@ struct RowKernel {
       }
     }
     for (; j < length; j += by) {
-      const T v = x[offset(base, j, 0)];
+      const T v = x[offset<Unit>(base, j, 0)];
       if (cache != nullptr) cache[j] = v;
       stat.add(s[0], C(to_float_or_same(v)));
     }
@@ -121,20 +134,19 @@ struct RowKernel {
 
   /// Pass 2: out = op(x, row constants, parameters) over elements first, first + by, ... (x from `cache` where
   /// given).
-  template <class Row>
+  template <bool Unit = false, class Row>
   KOKKOS_INLINE_FUNCTION void write(const std::int64_t (&base)[K], std::int64_t first, std::int64_t by,
                                     const Row& row, const T* cache) const {
-    write(base, first, by, row, cache, std::index_sequence_for<P...>{});
+    write<Unit>(base, first, by, row, cache, std::index_sequence_for<P...>{});
   }
-  template <class Row, std::size_t... I>
+  template <bool Unit, class Row, std::size_t... I>
   KOKKOS_INLINE_FUNCTION void write(const std::int64_t (&base)[K], std::int64_t first, std::int64_t by,
                                     const Row& row, const T* cache, std::index_sequence<I...>) const {
     for (std::int64_t j = first; j < length; j += by) {
-      std::int64_t at[K];
-      element(base, j, at);
-      const T v = cache != nullptr ? cache[j] : x[at[0]];
-      out[at[1]] = store_as<O>(op(C(to_float_or_same(v)), row,
-                                  compute_t<P>(to_float_or_same(static_cast<const P*>(parameters[I])[at[2 + I]]))...));
+      const T v = !Unit && cache != nullptr ? cache[j] : x[offset<Unit>(base, j, 0)];
+      out[offset<Unit>(base, j, 1)] = store_as<O>(
+          op(C(to_float_or_same(v)), row,
+             compute_t<P>(to_float_or_same(static_cast<const P*>(parameters[I])[offset<Unit>(base, j, 2 + I)]))...));
     }
   }
 
@@ -151,7 +163,13 @@ struct RowKernel {
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t s) const {
     std::int64_t base[K];
     first(s, base);
-    write(base, 0, 1, row_constants(op, gather(base, 0, 1, nullptr)), nullptr);
+    bool unit = reduced <= 1;
+    for (int k = 0; k < K && unit; ++k) unit = along[k] == 1;
+    if (unit) {
+      write<true>(base, 0, 1, row_constants(op, gather<true>(base, 0, 1, nullptr)), nullptr);
+    } else {
+      write(base, 0, 1, row_constants(op, gather(base, 0, 1, nullptr)), nullptr);
+    }
   }
 
   /// Device: team t holds slices t * block, ...; each slice's `lanes` threads fold their states in a fixed tree.
