@@ -201,7 +201,7 @@ template <class Exec>
 void register_rows(std::int64_t max_n, double min_time) {
   using rows::RowOp;
   std::vector<rows::RowsCase> list;
-  max_n = std::min<std::int64_t>(max_n, std::int64_t(1) << (is_device_backend<Exec> ? 29 : 26));  // 8 or 1 GiB a float array
+  max_n = std::min<std::int64_t>(max_n, std::int64_t(1) << (is_device_backend<Exec> ? 29 : 26));  // 2 or 0.25 GiB
   const auto fit = [&](std::int64_t m, std::int64_t n) { return std::max<std::int64_t>(1, std::min(m, max_n / n)); };
   const auto named = [](const char* prefix, std::int64_t n) { return std::string(prefix).append(std::to_string(n)); };
   for (const std::int64_t n : {256, 512, 1024, 2048, 3072, 4096, 5120, 6144, 8192, 10240, 12288, 12672, 32768, 131072})

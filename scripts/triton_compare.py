@@ -5,6 +5,7 @@
                                       [--dtypes float32,float64,bfloat16,float16] [--sizes 268435456,...]
     python3 scripts/triton_compare.py --accuracy DIR --exact accuracy.json --out accuracy_torch.json
     python3 scripts/triton_compare.py --along --out along_torch.json [--dtypes float32,float64]
+    python3 scripts/triton_compare.py --rows --out rows_torch.json [--dtypes float32,bfloat16]
 
 1. Checks: triton_add == x + y, triton_fma ~= torch.addcmul(c, a, b) and triton_dot ~= a double dot at tail sizes
    (n not a multiple of BLOCK_SIZE, n < BLOCK_SIZE, n = 0).
@@ -20,6 +21,9 @@ triton_dot), relative errors against the exact results in that run's JSON (--exa
 --along: PyTorch's reductions along dimensions on the cases of bench/suite_along.cpp (2^24 elements): torch.sum(dim),
 torch.linalg.vecdot(dim) and torch.linalg.vector_norm(dim), named as the suite's rows (along_sum/torch_sum/...), each
 checked against a float64 sum first. A LayoutLeft multivector is the transpose of a contiguous k x n tensor.
+--rows: the row operations of bench/suite_rows.cpp (M x N, M = 4096 fewer where M x N passes 2^29): torch.softmax,
+the naive torch graph (max, subtract, exp, sum, divide), the Triton tutorial's fused softmax (a program per row, the
+row in registers; N <= 16384), torch.nn.functional.rms_norm and layer_norm, each checked against float64 first.
 Without a GPU or without triton it prints one line saying so and exits with status 2.
 """
 import argparse
@@ -90,6 +94,24 @@ def dot_kernel(x_ptr, y_ptr, partial_ptr, n_elements, BLOCK_SIZE: tl.constexpr, 
 
 BLOCK_SIZE = 1024
 DOT_BLOCKS = 16
+
+
+@triton.jit
+def softmax_kernel(out_ptr, in_ptr, in_row_stride, out_row_stride, n_cols, BLOCK_SIZE: tl.constexpr):
+    """The Triton tutorial's fused softmax: one program per row, the row in registers."""
+    row = tl.program_id(0)
+    offsets = tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_cols
+    x = tl.load(in_ptr + row * in_row_stride + offsets, mask=mask, other=-float("inf")).to(tl.float32)
+    numerator = tl.exp(x - tl.max(x, axis=0))
+    y = numerator / tl.sum(numerator, axis=0)
+    tl.store(out_ptr + row * out_row_stride + offsets, y.to(out_ptr.dtype.element_ty), mask=mask)
+
+
+def triton_softmax(x, out):
+    block = triton.next_power_of_2(x.shape[1])
+    warps = 16 if block >= 4096 else 8 if block >= 2048 else 4
+    softmax_kernel[(x.shape[0],)](out, x, x.stride(0), out.stride(0), x.shape[1], BLOCK_SIZE=block, num_warps=warps)
 
 
 def triton_add(x, y, out):
@@ -196,6 +218,7 @@ def main():
     ap.add_argument("--accuracy", metavar="DIR", help="the inputs kstream_accuracy --inputs=DIR wrote")
     ap.add_argument("--exact", metavar="JSON", help="that kstream_accuracy run's JSON (the exact results)")
     ap.add_argument("--along", action="store_true", help="torch's reductions along dimensions (suite_along's cases)")
+    ap.add_argument("--rows", action="store_true", help="torch's and Triton's softmax and norms (suite_rows' cases)")
     args = ap.parse_args()
     if args.accuracy:
         if not args.exact or not args.out:
@@ -214,6 +237,8 @@ def main():
         ap.error("--out is required unless --check-only")
     if args.along:
         return along(dtypes, names, args.out)
+    if args.rows:
+        return row_operations(dtypes, names, args.out)
 
     checked = check()
     print(f"checks passed at {checked} sizes (add exact vs x + y, fma vs torch.addcmul, dot vs a double dot)")
@@ -302,6 +327,60 @@ def along(dtypes, names, out):
                 rows.append(timed_row(f"{op}/{name}/{names[dtype_name]}/Cuda/along-{case}/{n}", fn, n,
                                       arrays * element * n))
             del x, y
+            torch.cuda.empty_cache()
+    context = {**environment(), "timing": "CUDA events, median of 7 batches of back-to-back calls, each batch >= ~20 ms"}
+    with open(out, "w") as f:
+        json.dump({"context": context, "benchmarks": rows}, f, indent=1)
+    print(f"wrote {out}")
+    return 0
+
+
+def row_cases(limit=1 << 29):
+    """suite_rows.cpp's cases: (op, name, M, N, transposed, along dimension 0)."""
+    fit = lambda m, n: max(1, min(m, limit // n))
+    cases = [("softmax", f"n{n}", fit(4096, n), n, False, False)
+             for n in (256, 512, 1024, 2048, 3072, 4096, 5120, 6144, 8192, 10240, 12288, 12672, 32768, 131072)]
+    cases += [("softmax", "dim0-8192", 8192, 8192, False, True),
+              ("softmax", "transposed-n4096", 4096, 4096, True, False)]
+    cases += [(op, f"n{n}", fit(4096, n), n, False, False)
+              for op in ("rms_norm", "layer_norm") for n in (1024, 4095, 4096, 8192)]
+    return cases
+
+
+def row_operations(dtypes, names, out):
+    """torch's and Triton's softmax and norms, timed as the suite's rows (bytes: one read and one write)."""
+    import torch.nn.functional as F
+    rows = []
+    for dtype_name in dtypes:
+        dtype = getattr(torch, dtype_name)
+        element = torch.tensor([], dtype=dtype).element_size()
+        for op, case, m, n, transposed, columns in row_cases():
+            x = torch.randn((n, m) if transposed else (m, n), device="cuda", dtype=dtype)
+            x = x.t() if transposed else x
+            dim = 0 if columns else 1
+            w, b = torch.randn(n, device="cuda", dtype=dtype), torch.randn(n, device="cuda", dtype=dtype)
+            o = torch.empty((m, n), device="cuda", dtype=dtype)
+            xd = x.double()
+            if op == "softmax":
+                graph = lambda: (lambda e: e / e.sum(dim=dim, keepdim=True))(
+                    torch.exp(x - x.max(dim=dim, keepdim=True)[0]))
+                variants = [("torch_softmax", lambda: torch.softmax(x, dim=dim)), ("torch_graph", graph)]
+                if not columns and not transposed and n <= 16384:
+                    variants.append(("triton_softmax", lambda: (triton_softmax(x, o), o)[1]))
+                reference = torch.softmax(xd, dim=dim)
+            elif op == "rms_norm":
+                variants = [("torch_rms_norm", lambda: F.rms_norm(x, (n,), w, 1e-5))]
+                reference = xd / (xd.square().mean(dim=1, keepdim=True) + 1e-5).sqrt() * w.double()
+            else:
+                variants = [("torch_layer_norm", lambda: F.layer_norm(x, (n,), w, b, 1e-5))]
+                reference = F.layer_norm(xd, (n,), w.double(), b.double(), 1e-5)
+            for name, fn in variants:
+                tolerance = 2e-2 if element < 4 else 1e-4
+                if not torch.allclose(fn().double(), reference, rtol=tolerance, atol=tolerance * 1e-2):
+                    fail(f"{op}/{name} on {case} differs from a float64 reference")
+                rows.append(timed_row(f"{op}/{name}/{names[dtype_name]}/Cuda/rows-{case}/{m * n}", fn, m * n,
+                                      2 * element * m * n))
+            del x, xd, o, reference
             torch.cuda.empty_cache()
     context = {**environment(), "timing": "CUDA events, median of 7 batches of back-to-back calls, each batch >= ~20 ms"}
     with open(out, "w") as f:

@@ -209,7 +209,7 @@ Operand widened_parameter(const char* op, const char* name, const ViewLabel& lab
   const Names names = &name;
   if (parameter.rank != dims.count)
     fail(op, describe(names, 0, label) + " has rank " + std::to_string(parameter.rank) + ", but " +
-                 std::to_string(dims.count) + " dimensions are reduced (it holds one value for each of their elements)");
+                 std::to_string(dims.count) + " dimensions are reduced (it holds a value for each of their elements)");
   Operand widened = x;
   widened.address = parameter.address;
   widened.element_bytes = parameter.element_bytes;

@@ -154,7 +154,7 @@ RowPlan plan_rows(const RowFacts& f, const ReducedDims& dims, const Operand* ope
     throw std::length_error(std::string(label) + ": " + std::to_string(p.slices) + " slices of " +
                             std::to_string(p.length) +
                             " elements: a row operation takes fewer than 2^31 slices, kept extents and strides below "
-                            "2^31, and (several reduced dimensions that do not merge) fewer than 2^31 elements a slice");
+                            "2^31, and (several reduced dimensions that do not merge) under 2^31 elements a slice");
   p.league = p.slices;
   if (!f.device) return p;
   // Outer: a warp's threads on as many adjacent slices, the team's others sharing their elements. Inner: eight

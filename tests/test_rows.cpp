@@ -289,7 +289,10 @@ TYPED_TEST(RowsTest, SixteenBitTypesRoundOnce) {
       for (std::int64_t i = 0; i < rows; ++i) {
         double max = -1e30, sum = 0, mean = 0, spread = 0;
         for (std::int64_t j = 0; j < n; ++j) max = std::max(max, double(to_float(hx(i, j))));
-        for (std::int64_t j = 0; j < n; ++j) sum += std::exp(double(to_float(hx(i, j))) - max), mean += to_float(hx(i, j));
+        for (std::int64_t j = 0; j < n; ++j) {
+          sum += std::exp(double(to_float(hx(i, j))) - max);
+          mean += to_float(hx(i, j));
+        }
         mean /= double(n);
         for (std::int64_t j = 0; j < n; ++j) spread += std::pow(double(to_float(hx(i, j))) - mean, 2);
         for (std::int64_t j = 0; j < n; ++j) {
@@ -431,7 +434,8 @@ TYPED_TEST(RowsTest, RecordedCallsReplay) {
       const auto hr = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), recorded);
       const auto he = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), eager);
       for (std::int64_t i = 0; i < rows; ++i)
-        for (std::int64_t j = 0; j < n; ++j) ASSERT_TRUE(same_bits(hr(i, j), he(i, j))) << round << ' ' << i << ' ' << j;
+        for (std::int64_t j = 0; j < n; ++j)
+          ASSERT_TRUE(same_bits(hr(i, j), he(i, j))) << round << ' ' << i << ' ' << j;
     }
     const auto he = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), e);
     const auto hx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);

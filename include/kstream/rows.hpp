@@ -31,6 +31,51 @@
 #include <type_traits>
 
 namespace kstream {
+namespace impl {
+/// c ? a : b through integer masks: g++ keeps a float select whose arms compute as a branch (the arithmetic may
+/// trap), and a loop with a branch does not vectorize.
+KOKKOS_INLINE_FUNCTION float pick(bool c, float a, float b) {
+  const std::int32_t mask = -std::int32_t(c);
+  const std::int32_t bits = (Kokkos::bit_cast<std::int32_t>(a) & mask) | (Kokkos::bit_cast<std::int32_t>(b) & ~mask);
+  return Kokkos::bit_cast<float>(bits);
+}
+
+/// e^x. Hosts, float: Cody-Waite reduction and Cephes' degree-6 polynomial (within 2 ulps; 0 below -87.3, where
+/// e^x is subnormal, and infinity above 87.3), inline and branch-free, so that a slice's loop vectorizes where
+/// libm's expf is a call an element; elsewhere Kokkos::exp.
+template <class C>
+KOKKOS_INLINE_FUNCTION C exp_of(C x) {
+  if constexpr (std::is_same_v<C, float>) {
+    KOKKOS_IF_ON_HOST((
+      const std::int32_t bits = Kokkos::bit_cast<std::int32_t>(x), magnitude = bits & 0x7fffffff;
+      const bool nan = magnitude > 0x7f800000, negative = bits < 0, outside = magnitude > 0x42ae999a;  // 87.3
+      const float clamped = pick(outside, pick(negative, -87.3f, 87.3f), x);
+      const float n = (clamped * 1.44269504f + 12582912.0f) - 12582912.0f;  // rounded to an integer (1.5 * 2^23)
+      const float r = (clamped - n * 0.693359375f) + n * 2.12194440e-4f;
+      float p = 1.9875691500e-4f;
+      p = p * r + 1.3981999507e-3f;
+      p = p * r + 8.3334519073e-3f;
+      p = p * r + 4.1665795894e-2f;
+      p = p * r + 1.6666665459e-1f;
+      p = p * r + 5.0000001201e-1f;
+      p = p * r * r + r + 1.0f;
+      const float y = p * Kokkos::bit_cast<float>((std::int32_t(n) + 127) << 23);
+      return pick(nan, x, pick(outside, pick(negative, 0.0f, Kokkos::Experimental::infinity<float>::value), y));
+    ))
+  }
+  return Kokkos::exp(x);
+}
+
+/// A host loop over n adjacent elements in run_lanes interleaved lanes: body(j, j % run_lanes), lanes whole first.
+inline constexpr int run_lanes = 8;
+template <class Body>
+KOKKOS_INLINE_FUNCTION void for_lanes(std::int64_t n, const Body& body) {
+  std::int64_t j = 0;
+  for (; j + run_lanes <= n; j += run_lanes)
+    for (int l = 0; l < run_lanes; ++l) body(j + l, l);
+  for (int l = 0; j < n; ++j, ++l) body(j, l);
+}
+}  // namespace impl
 
 /// The running max and the sum of exp(x - max) over it (online softmax), in compute_t and accumulator_t.
 template <class T>
@@ -50,6 +95,27 @@ struct MaxExpSum {
   KOKKOS_INLINE_FUNCTION void add(MaxExpSumState<T>& s, C x) const {
     s = (*this)(s, MaxExpSumState<T>{x, accumulator_t<T>(x > C(0) ? C(1) + (x - x) : C(1))});
   }
+  /// n adjacent elements (a host's slice): their max, then their exponentials' sum, each in lanes that vectorize.
+  template <class T>
+  KOKKOS_INLINE_FUNCTION void add_run(MaxExpSumState<T>& s, const T* x, std::int64_t n) const {
+    using C = impl::compute_t<T>;
+    C most[impl::run_lanes];
+    for (int l = 0; l < impl::run_lanes; ++l) most[l] = s.max;
+    impl::for_lanes(n, [&](std::int64_t j, int l) {
+      const C v = impl::compute_value(x[j]);
+      const bool larger = v > most[l], nan = v != v;
+      most[l] = larger | nan ? v : most[l];
+    });
+    C max = most[0];
+    for (int l = 1; l < impl::run_lanes; ++l) max = most[l] > max || most[l] != most[l] ? most[l] : max;
+    accumulator_t<T> sum[impl::run_lanes] = {};
+    impl::for_lanes(n, [&](std::int64_t j, int l) {
+      sum[l] += accumulator_t<T>(impl::exp_of(impl::compute_value(x[j]) - max));  // +inf: NaN, as torch
+    });
+    s.sum = s.sum * (s.max == max ? 1 : impl::exp_of(s.max - max));
+    for (int l = 0; l < impl::run_lanes; ++l) s.sum += sum[l];
+    s.max = max;
+  }
   /// The larger max stays (NaN wins); the other sum is scaled by exp(its max - that max), or 1 where they are equal
   /// (two infinities).
   template <class T>
@@ -59,7 +125,7 @@ struct MaxExpSum {
       a = b;
       b = kept;
     }
-    const accumulator_t<T> scale = a.max == b.max ? 1 : Kokkos::exp(b.max - a.max);
+    const accumulator_t<T> scale = a.max == b.max ? 1 : impl::exp_of(b.max - a.max);
     return {a.max, a.sum + b.sum * scale};
   }
 };
@@ -98,6 +164,22 @@ struct Moments {
     s.sum += d;
     s.squares += d * d;
   }
+  /// n adjacent elements (a host's slice), in lanes that vectorize.
+  template <class T>
+  KOKKOS_INLINE_FUNCTION void add_run(MomentsState<T>& s, const T* x, std::int64_t n) const {
+    using A = accumulator_t<T>;
+    A sum[impl::run_lanes] = {}, squares[impl::run_lanes] = {};
+    impl::for_lanes(n, [&](std::int64_t j, int l) {
+      const A d = A(impl::compute_value(x[j])) - s.shift;
+      sum[l] += d;
+      squares[l] += d * d;
+    });
+    s.count += A(n);
+    for (int l = 0; l < impl::run_lanes; ++l) {
+      s.sum += sum[l];
+      s.squares += squares[l];
+    }
+  }
   template <class T>
   KOKKOS_INLINE_FUNCTION MomentsState<T> operator()(const MomentsState<T>& a, const MomentsState<T>& b) const {
     using A = accumulator_t<T>;
@@ -121,7 +203,7 @@ struct SoftmaxOp {
   }
   template <class C>
   KOKKOS_INLINE_FUNCTION C operator()(C x, const Kokkos::pair<C, C>& row) const {
-    return Kokkos::exp(x - row.first) * row.second;
+    return exp_of(x - row.first) * row.second;
   }
 };
 /// x - max - log(sum).

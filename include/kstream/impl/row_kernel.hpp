@@ -19,6 +19,7 @@
 #include <kstream/impl/index_math.hpp>
 #include <kstream/impl/reduce_plan.hpp>
 #include <kstream/low_precision.hpp>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -35,6 +36,16 @@ KOKKOS_INLINE_FUNCTION T store_as(V value) {
     return from_float<T>(float(value));
   } else {
     return T(value);
+  }
+}
+
+/// x as compute_t (16-bit types through float).
+template <class V>
+KOKKOS_INLINE_FUNCTION compute_t<V> compute_value(V v) {
+  if constexpr (is_low_precision_v<V>) {
+    return to_float(v);
+  } else {
+    return compute_t<V>(v);
   }
 }
 
@@ -79,6 +90,10 @@ struct RowKernel {
     for (int k = 0; k < K && reduced == 1; ++k) along[k] = p.geometry.stride(*operands[k], 0);
   }
 
+  template <std::size_t I>
+  KOKKOS_INLINE_FUNCTION auto parameter() const {
+    return static_cast<const std::tuple_element_t<I, std::tuple<P...>>*>(parameters[I]);
+  }
   /// Slice s's first element in every operand.
   KOKKOS_INLINE_FUNCTION void first(std::int64_t s, std::int64_t (&base)[K]) const {
     coordinates.offsets(std::uint32_t(s), reduced, coordinates.dims, base);
@@ -96,7 +111,7 @@ struct RowKernel {
   /// The state a slice starts from: stat.start(its first element) where the statistic has it.
   KOKKOS_INLINE_FUNCTION State start(const std::int64_t (&base)[K]) const {
     if constexpr (requires(C c) { stat.template start<T>(c); }) {
-      return stat.template start<T>(C(to_float_or_same(x[base[0]])));
+      return stat.template start<T>(compute_value(x[base[0]]));
     } else {
       return stat.template identity<T>();
     }
@@ -107,6 +122,11 @@ struct RowKernel {
   template <bool Unit = false>
   KOKKOS_INLINE_FUNCTION State gather(const std::int64_t (&base)[K], std::int64_t first, std::int64_t by,
                                       T* cache) const {
+    if constexpr (Unit && requires(State& state) { stat.add_run(state, x, length); }) {
+      State run = start(base);  // a whole slice in memory order: the statistic's own (vectorized) loop
+      stat.add_run(run, x + base[0], length);
+      return run;
+    }
     State s[InFlight];
     const State initial = start(base);
     KSTREAM_DEVICE_UNROLL
@@ -119,13 +139,13 @@ struct RowKernel {
       KSTREAM_DEVICE_UNROLL
       for (int l = 0; l < InFlight; ++l) {
         if (cache != nullptr) cache[j + l * by] = v[l];
-        stat.add(s[l], C(to_float_or_same(v[l])));
+        stat.add(s[l], compute_value(v[l]));
       }
     }
     for (; j < length; j += by) {
       const T v = x[offset<Unit>(base, j, 0)];
       if (cache != nullptr) cache[j] = v;
-      stat.add(s[0], C(to_float_or_same(v)));
+      stat.add(s[0], compute_value(v));
     }
     KSTREAM_DEVICE_UNROLL
     for (int l = 1; l < InFlight; ++l) s[0] = stat(s[0], s[l]);
@@ -144,32 +164,24 @@ struct RowKernel {
                                     const Row& row, const T* cache, std::index_sequence<I...>) const {
     for (std::int64_t j = first; j < length; j += by) {
       const T v = !Unit && cache != nullptr ? cache[j] : x[offset<Unit>(base, j, 0)];
-      out[offset<Unit>(base, j, 1)] = store_as<O>(
-          op(C(to_float_or_same(v)), row,
-             compute_t<P>(to_float_or_same(static_cast<const P*>(parameters[I])[offset<Unit>(base, j, 2 + I)]))...));
-    }
-  }
-
-  template <class V>
-  KOKKOS_INLINE_FUNCTION static auto to_float_or_same(V v) {
-    if constexpr (is_low_precision_v<V>) {
-      return to_float(v);
-    } else {
-      return v;
+      out[offset<Unit>(base, j, 1)] =
+          store_as<O>(op(compute_value(v), row, compute_value(parameter<I>()[offset<Unit>(base, j, 2 + I)])...));
     }
   }
 
   /// Host: slice s, one thread.
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t s) const {
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t s) const { whole<true>(s); }
+  /// Slice s by one thread (MayBeUnit: a loop of adjacent elements where every operand allows).
+  template <bool MayBeUnit>
+  KOKKOS_INLINE_FUNCTION void whole(std::int64_t s) const {
     std::int64_t base[K];
     first(s, base);
-    bool unit = reduced <= 1;
+    bool unit = MayBeUnit && reduced <= 1;
     for (int k = 0; k < K && unit; ++k) unit = along[k] == 1;
-    if (unit) {
-      write<true>(base, 0, 1, row_constants(op, gather<true>(base, 0, 1, nullptr)), nullptr);
-    } else {
-      write(base, 0, 1, row_constants(op, gather(base, 0, 1, nullptr)), nullptr);
+    if constexpr (MayBeUnit) {
+      if (unit) return write<true>(base, 0, 1, row_constants(op, gather<true>(base, 0, 1, nullptr)), nullptr);
     }
+    write(base, 0, 1, row_constants(op, gather(base, 0, 1, nullptr)), nullptr);
   }
 
   /// Device: team t holds slices t * block, ...; each slice's `lanes` threads fold their states in a fixed tree.
@@ -181,8 +193,9 @@ struct RowKernel {
     std::int64_t base[K] = {};
     if (s < slices) first(s, base);
     T* cache = nullptr;
-    if (on_chip) cache = static_cast<T*>(team.team_scratch(0).get_shmem(std::size_t(block * length) * sizeof(T))) + b * length;
-    auto* states = static_cast<State*>(team.team_scratch(0).get_shmem(std::size_t(team.team_size()) * sizeof(State)));
+    const auto scratch = team.team_scratch(0);
+    if (on_chip) cache = static_cast<T*>(scratch.get_shmem(std::size_t(block * length) * sizeof(T))) + b * length;
+    auto* states = static_cast<State*>(scratch.get_shmem(std::size_t(team.team_size()) * sizeof(State)));
     states[rank] = s < slices ? gather(base, lane, lanes, cache) : stat.template identity<T>();
     team.team_barrier();
     for (int half = lanes / 2; half > 0; half /= 2) {
