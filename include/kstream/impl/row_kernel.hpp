@@ -193,9 +193,9 @@ struct RowKernel {
     std::int64_t base[K] = {};
     if (s < slices) first(s, base);
     T* cache = nullptr;
-    const auto scratch = team.team_scratch(0);
-    if (on_chip) cache = static_cast<T*>(scratch.get_shmem(std::size_t(block * length) * sizeof(T))) + b * length;
+    const auto scratch = team.team_scratch(0);  // the states first: their alignment, whatever the slices' length
     auto* states = static_cast<State*>(scratch.get_shmem(std::size_t(team.team_size()) * sizeof(State)));
+    if (on_chip) cache = static_cast<T*>(scratch.get_shmem(std::size_t(block * length) * sizeof(T))) + b * length;
     states[rank] = s < slices ? gather(base, lane, lanes, cache) : stat.template identity<T>();
     team.team_barrier();
     for (int half = lanes / 2; half > 0; half /= 2) {
