@@ -181,8 +181,10 @@ void register_case(const std::string& type_name, const RowsCase& c, std::int64_t
         return compare(out_of(false), out_of(true));
       });
   if constexpr (!is_device_backend<Exec>) {
-    // The same call on rows in cache (about 128 KiB of x and out a thread), as many times as covers M rows.
-    const std::int64_t cached = std::clamp<std::int64_t>(16384 * Exec().concurrency() / c.n, 1, c.m);
+    // The same call on rows in cache (about 128 KiB of x and out a thread, a row a thread at least), as many times
+    // as covers M rows.
+    const std::int64_t threads = Exec().concurrency();
+    const std::int64_t cached = std::min(c.m, std::max(threads, 16384 * threads / c.n));
     add_row(
         "exp_floor",
         [=] {
