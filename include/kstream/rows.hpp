@@ -34,7 +34,7 @@ namespace kstream {
 namespace impl {
 /// c ? a : b through integer masks: g++ keeps a float select whose arms compute as a branch (the arithmetic may
 /// trap), and a loop with a branch does not vectorize.
-KOKKOS_INLINE_FUNCTION float pick(bool c, float a, float b) {
+KOKKOS_FORCEINLINE_FUNCTION float pick(bool c, float a, float b) {
   const std::int32_t mask = -std::int32_t(c);
   const std::int32_t bits = (Kokkos::bit_cast<std::int32_t>(a) & mask) | (Kokkos::bit_cast<std::int32_t>(b) & ~mask);
   return Kokkos::bit_cast<float>(bits);
@@ -42,9 +42,10 @@ KOKKOS_INLINE_FUNCTION float pick(bool c, float a, float b) {
 
 /// e^x. Hosts, float: Cody-Waite reduction and Cephes' degree-6 polynomial (within 2 ulps; 0 below -87.3, where
 /// e^x is subnormal, and infinity above 87.3), inline and branch-free, so that a slice's loop vectorizes where
-/// libm's expf is a call an element; elsewhere Kokkos::exp.
+/// libm's expf is a call an element; elsewhere Kokkos::exp. Forced inline: in a large translation unit g++ stops
+/// inlining (inline-unit-growth), and the loops calling it ran 2.5x slower.
 template <class C>
-KOKKOS_INLINE_FUNCTION C exp_of(C x) {
+KOKKOS_FORCEINLINE_FUNCTION C exp_of(C x) {
   if constexpr (std::is_same_v<C, float>) {
     KOKKOS_IF_ON_HOST((
       const std::int32_t bits = Kokkos::bit_cast<std::int32_t>(x), magnitude = bits & 0x7fffffff;
@@ -69,7 +70,7 @@ KOKKOS_INLINE_FUNCTION C exp_of(C x) {
 /// A host loop over n adjacent elements in run_lanes interleaved lanes: body(j, j % run_lanes), lanes whole first.
 inline constexpr int run_lanes = 8;
 template <class Body>
-KOKKOS_INLINE_FUNCTION void for_lanes(std::int64_t n, const Body& body) {
+KOKKOS_FORCEINLINE_FUNCTION void for_lanes(std::int64_t n, const Body& body) {
   std::int64_t j = 0;
   for (; j + run_lanes <= n; j += run_lanes)
     for (int l = 0; l < run_lanes; ++l) body(j + l, l);

@@ -41,7 +41,7 @@ KOKKOS_INLINE_FUNCTION T store_as(V value) {
 
 /// x as compute_t (16-bit types through float).
 template <class V>
-KOKKOS_INLINE_FUNCTION compute_t<V> compute_value(V v) {
+KOKKOS_FORCEINLINE_FUNCTION compute_t<V> compute_value(V v) {
   if constexpr (is_low_precision_v<V>) {
     return to_float(v);
   } else {
