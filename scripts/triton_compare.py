@@ -305,12 +305,26 @@ def along_cases(bits=24):
     return cases
 
 
+def typed(dtypes):
+    """(name, torch dtype, element bytes) of each of --dtypes."""
+    for name in dtypes:
+        dtype = getattr(torch, name)
+        yield name, dtype, torch.tensor([], dtype=dtype).element_size()
+
+
+def write_rows(rows, out):
+    """The rows as a Google Benchmark-style JSON file with the environment."""
+    context = {**environment(), "timing": "CUDA events, median of 7 batches of back-to-back calls, each batch >= ~20 ms"}
+    with open(out, "w") as f:
+        json.dump({"context": context, "benchmarks": rows}, f, indent=1)
+    print(f"wrote {out}")
+    return 0
+
+
 def along(dtypes, names, out):
     """torch.sum / vecdot / vector_norm along dimensions, timed as the suite's along rows."""
     rows = []
-    for dtype_name in dtypes:
-        dtype = getattr(torch, dtype_name)
-        element = torch.tensor([], dtype=dtype).element_size()
+    for dtype_name, dtype, element in typed(dtypes):
         for case, make, dims, columns in along_cases():
             x, y = make(dtype), make(dtype)
             n = x.numel()
@@ -328,11 +342,7 @@ def along(dtypes, names, out):
                                       arrays * element * n))
             del x, y
             torch.cuda.empty_cache()
-    context = {**environment(), "timing": "CUDA events, median of 7 batches of back-to-back calls, each batch >= ~20 ms"}
-    with open(out, "w") as f:
-        json.dump({"context": context, "benchmarks": rows}, f, indent=1)
-    print(f"wrote {out}")
-    return 0
+    return write_rows(rows, out)
 
 
 def row_cases(limit=1 << 29):
@@ -351,9 +361,7 @@ def row_operations(dtypes, names, out):
     """torch's and Triton's softmax and norms, timed as the suite's rows (bytes: one read and one write)."""
     import torch.nn.functional as F
     rows = []
-    for dtype_name in dtypes:
-        dtype = getattr(torch, dtype_name)
-        element = torch.tensor([], dtype=dtype).element_size()
+    for dtype_name, dtype, element in typed(dtypes):
         for op, case, m, n, transposed, columns in row_cases():
             x = torch.randn((n, m) if transposed else (m, n), device="cuda", dtype=dtype)
             x = x.t() if transposed else x
@@ -382,11 +390,7 @@ def row_operations(dtypes, names, out):
                                       2 * element * m * n))
             del x, xd, o, reference
             torch.cuda.empty_cache()
-    context = {**environment(), "timing": "CUDA events, median of 7 batches of back-to-back calls, each batch >= ~20 ms"}
-    with open(out, "w") as f:
-        json.dump({"context": context, "benchmarks": rows}, f, indent=1)
-    print(f"wrote {out}")
-    return 0
+    return write_rows(rows, out)
 
 
 def environment():

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <kstream/impl/index_math.hpp>
 #include <kstream/impl/reduce_plan.hpp>
+#include <kstream/impl/reduce_step.hpp>  // from_accumulator
 #include <kstream/low_precision.hpp>
 #include <tuple>
 #include <type_traits>
@@ -28,16 +29,6 @@ namespace kstream::impl {
 /// What an element is computed in: double for double, float for float and the 16-bit types.
 template <class T>
 using compute_t = std::conditional_t<std::is_same_v<std::remove_cv_t<T>, double>, double, float>;
-
-/// `value` stored as T: rounded once (16-bit types from float).
-template <class T, class V>
-KOKKOS_INLINE_FUNCTION T store_as(V value) {
-  if constexpr (is_low_precision_v<T>) {
-    return from_float<T>(float(value));
-  } else {
-    return T(value);
-  }
-}
 
 /// x as compute_t (16-bit types through float).
 template <class V>
@@ -165,7 +156,7 @@ struct RowKernel {
     for (std::int64_t j = first; j < length; j += by) {
       const T v = !Unit && cache != nullptr ? cache[j] : x[offset<Unit>(base, j, 0)];
       out[offset<Unit>(base, j, 1)] =
-          store_as<O>(op(compute_value(v), row, compute_value(parameter<I>()[offset<Unit>(base, j, 2 + I)])...));
+          from_accumulator<O>(op(compute_value(v), row, compute_value(parameter<I>()[offset<Unit>(base, j, 2 + I)])...));
     }
   }
 
