@@ -40,6 +40,15 @@ KOKKOS_FORCEINLINE_FUNCTION compute_t<V> compute_value(V v) {
   }
 }
 
+/// Whether a statistic has its own loop over adjacent elements (add_run), and a start from a slice's first element
+/// (traits at namespace scope: nvcc 13 rejects these requires-expressions inside the kernel's member templates).
+template <class Stat, class State, class T>
+inline constexpr bool has_add_run_v = requires(const Stat& stat, State& s, const T* x, std::int64_t n) {
+  stat.add_run(s, x, n);
+};
+template <class Stat, class T>
+inline constexpr bool has_start_v = requires(const Stat& stat, compute_t<T> c) { stat.template start<T>(c); };
+
 /// The statistics of a slice as an op sees them: op.row(state) where the op has it (a row's constants, computed
 /// once), else the state.
 template <class Op, class State>
@@ -101,7 +110,7 @@ struct RowKernel {
 
   /// The state a slice starts from: stat.start(its first element) where the statistic has it.
   KOKKOS_INLINE_FUNCTION State start(const std::int64_t (&base)[K]) const {
-    if constexpr (requires(C c) { stat.template start<T>(c); }) {
+    if constexpr (has_start_v<Stat, T>) {
       return stat.template start<T>(compute_value(x[base[0]]));
     } else {
       return stat.template identity<T>();
@@ -113,7 +122,7 @@ struct RowKernel {
   template <bool Unit = false>
   KOKKOS_INLINE_FUNCTION State gather(const std::int64_t (&base)[K], std::int64_t first, std::int64_t by,
                                       T* cache) const {
-    if constexpr (Unit && requires(State& state) { stat.add_run(state, x, length); }) {
+    if constexpr (Unit && has_add_run_v<Stat, State, T>) {
       State run = start(base);  // a whole slice in memory order: the statistic's own (vectorized) loop
       stat.add_run(run, x + base[0], length);
       return run;
