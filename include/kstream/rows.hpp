@@ -105,7 +105,7 @@ struct MaxExpSum {
     impl::for_lanes(n, [&](std::int64_t j, int l) {
       const C v = impl::compute_value(x[j]);
       const bool larger = v > most[l], nan = v != v;
-      most[l] = larger | nan ? v : most[l];
+      most[l] = (larger | nan) ? v : most[l];
     });
     C max = most[0];
     for (int l = 1; l < impl::run_lanes; ++l) max = most[l] > max || most[l] != most[l] ? most[l] : max;
