@@ -166,27 +166,6 @@ bool shifted_partition(const Facts& f, int width, Plan& p) {
   return true;
 }
 
-// Host x86 streaming stores: an output of element-aligned packs (contiguous, or unit inner stride) that is not an
-// input, by the process-wide mode.
-bool streams(const CallFacts& c, bool unit_output, bool out_is_an_input, std::int64_t operand_bytes) {
-#if (defined(__x86_64__) || defined(_M_X64)) && defined(__SSE2__)
-  if (c.device || out_is_an_input || !unit_output) return false;  // an aliased output is re-read right away
-  if (elements_per_pack(c.out.element_bytes) == 1 || c.out.address % c.out.element_bytes != 0) return false;
-  switch (streaming_stores()) {
-    case StreamingStores::never:
-      return false;
-    case StreamingStores::always:
-      return true;
-    case StreamingStores::automatic:
-      return operand_bytes >= 2 * last_level_cache_bytes();
-  }
-#endif
-  static_cast<void>(c);
-  static_cast<void>(unit_output);
-  static_cast<void>(out_is_an_input);
-  static_cast<void>(operand_bytes);
-  return false;
-}
 
 /// Host threads and whether kstream opens the region: the default shape puts a short OpenMP call on the calling
 /// thread and a mid-small one on only as many threads as its bytes pay for.
@@ -226,7 +205,8 @@ void plan_along(const Facts& f, Plan& p) {
     p.strategy = f.all_contiguous ? Strategy::contiguous : Strategy::strided;
   }
   const bool unit_output = f.stride(c.out) == 1;
-  p.streaming_stores = p.strategy != Strategy::strided && streams(c, unit_output, f.out_is_an_input, f.operand_bytes);
+  p.streaming_stores =
+      p.strategy != Strategy::strided && !c.device && host_streams(c.out, unit_output, f.out_is_an_input, f.operand_bytes);
 
   // Single-element strategies keep one pack's worth of elements in flight; packs_in_flight > 1 repeats that
   // (more chunks), as shifted packs do. Only packed packs keep several packs in flight.
@@ -326,7 +306,7 @@ void plan_host_walk(const CallFacts& c, Plan& p) {
   p.strategy = unit ? Strategy::contiguous : Strategy::general;
   p.rows = n / g.extents[0];
   p.body_items = n;
-  p.streaming_stores = streams(c, g.unit_inner(c.out), out_is_an_input, operand_bytes);
+  p.streaming_stores = !c.device && host_streams(c.out, g.unit_inner(c.out), out_is_an_input, operand_bytes);
   plan_host_threads(c, operand_bytes, p);
   std::int64_t tile = c.shape.tile_packs() * elements_per_pack(c.out.element_bytes);
   if (!unit) p.cross_dim = cross_dimension(c, g);
@@ -347,6 +327,27 @@ std::int64_t resident_teams(int team_size, std::int64_t resident_threads) {
 }
 
 }  // namespace
+
+bool host_streams(const Operand& out, bool unit_output, bool out_is_an_input, std::int64_t operand_bytes) {
+#if (defined(__x86_64__) || defined(_M_X64)) && defined(__SSE2__)
+  if (out_is_an_input || !unit_output) return false;  // an aliased output is re-read right away
+  if (elements_per_pack(out.element_bytes) == 1 || out.address % out.element_bytes != 0) return false;
+  switch (streaming_stores()) {
+    case StreamingStores::never:
+      return false;
+    case StreamingStores::always:
+      return true;
+    case StreamingStores::automatic:
+      return operand_bytes >= 2 * last_level_cache_bytes();
+  }
+#endif
+  static_cast<void>(out);
+  static_cast<void>(unit_output);
+  static_cast<void>(out_is_an_input);
+  static_cast<void>(operand_bytes);
+  return false;
+}
+
 
 std::int64_t one_launch_teams(std::int64_t chunks, int team_size, std::int64_t resident_threads) {
   return chunks <= resident_teams(team_size, resident_threads) ? chunks : 0;

@@ -155,8 +155,15 @@ RowPlan plan_rows(const RowFacts& f, const ReducedDims& dims, const Operand* ope
                             std::to_string(p.length) +
                             " elements: a row operation takes fewer than 2^31 slices, kept extents and strides below "
                             "2^31, and (several reduced dimensions that do not merge) under 2^31 elements a slice");
-  p.league = p.slices;
-  if (!f.device) return p;
+  if (!f.device) {  // blocks of up to 16 slices, at least four a thread
+    p.block = std::clamp<std::int64_t>(p.slices / (4 * std::int64_t(f.threads)), 1, 16);
+    p.league = ceil_div(p.slices, p.block);
+    bool unit = g.reduced == 1;
+    for (int k = 0; k < count; ++k) unit = unit && g.stride(operands[k], 0) == 1;
+    const std::int64_t bytes = p.slices * p.length * (operands[0].element_bytes + operands[1].element_bytes);
+    p.streaming_stores = host_streams(operands[1], unit, operands[0].address == operands[1].address, bytes);
+    return p;
+  }
   // Outer: a warp's threads on as many adjacent slices, the team's others sharing their elements. Inner: eight
   // elements a thread or more, a team of at least a warp (several short slices each).
   p.outer = g.reduced < g.dims && (g.reduced == 0 || g.stride(operands[0], g.reduced) < g.stride(operands[0], 0));

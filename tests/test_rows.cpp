@@ -36,9 +36,11 @@ std::pair<std::int64_t, std::int64_t> slice_of(std::int64_t i, const Extents& ex
   return {slice, place};
 }
 
-/// The reference outputs in double, by flat index of x.
+/// The reference outputs in double, by flat index of x, and the magnitude of each output's terms (the norms'
+/// |(x - mean) / deviation * w| + |b|, the softmaxes' output): what T's arithmetic rounds at.
 std::vector<double> reference(RowOp op, const std::vector<double>& x, const std::vector<double>& w,
-                              const std::vector<double>& b, const Extents& extents, const std::vector<int>& dims) {
+                              const std::vector<double>& b, const Extents& extents, const std::vector<int>& dims,
+                              std::vector<double>& terms) {
   using R = long double;  // beyond double: double results are compared with it
   std::int64_t slices = 1;
   for (int d = 0; d < int(extents.size()); ++d)
@@ -47,6 +49,7 @@ std::vector<double> reference(RowOp op, const std::vector<double>& x, const std:
   std::vector<R> max(std::size_t(slices), neg_inf), sum(std::size_t(slices), 0), count(std::size_t(slices), 0),
       mean(std::size_t(slices), 0), spread(std::size_t(slices), 0);
   std::vector<double> out(x.size());
+  terms.assign(x.size(), 0);
   for (std::size_t i = 0; i < x.size(); ++i) {
     const auto s = std::size_t(slice_of(std::int64_t(i), extents, dims).first);
     max[s] = std::isnan(x[i]) || x[i] > max[s] ? R(x[i]) : max[s];
@@ -69,20 +72,23 @@ std::vector<double> reference(RowOp op, const std::vector<double>& x, const std:
       case RowOp::rms_norm: out[i] = double(xi / std::sqrt(variance + mean[s] * mean[s] + eps) * w[p]); break;
       case RowOp::layer_norm: out[i] = double((xi - mean[s]) / std::sqrt(variance + eps) * w[p] + b[p]); break;
     }
+    const double unbiased = op == RowOp::layer_norm ? out[i] - b[p] : out[i];
+    terms[i] = std::abs(unbiased) + (op == RowOp::layer_norm ? std::abs(b[p]) : 0);
   }
   return out;
 }
 
-/// Whether a result is within a few ulps of the reference rounded to T: float 5 ulps (its statistics are double);
-/// double 64 ulps times sqrt(length) (a sum of `length` terms), and 64 of the accumulator's ulps of the inputs'
-/// `magnitude` for the norms (x - mean) and of the slice's constants for log_softmax (x - max - log(sum)).
+/// Whether a result is within a few ulps of the reference rounded to T: float 5 ulps of its terms' magnitude (its
+/// statistics are double, its output arithmetic float, as torch's); double 64 ulps times sqrt(length) (a sum of
+/// `length` terms), and 64 of the accumulator's ulps of the inputs' `magnitude` for the norms (x - mean) and of the
+/// slice's constants for log_softmax (x - max - log(sum)).
 template <class T>
-bool close(RowOp op, double got, double exact, std::int64_t length, double magnitude) {
+bool close(RowOp op, double got, double exact, double terms, std::int64_t length, double magnitude) {
   const double want = double(T(exact)), eps = std::numeric_limits<accumulator_t<T>>::epsilon();
   const double rel = sizeof(T) == 4 ? 6e-7 : 64 * eps * std::sqrt(double(length));
   const double abs = op == RowOp::log_softmax ? (sizeof(T) == 4 ? 4e-6 : 1e-14) : 64 * eps * magnitude;
   if (std::isnan(want)) return std::isnan(got);
-  return got == want || std::abs(got - want) <= rel * std::abs(want) + abs;
+  return got == want || std::abs(got - want) <= rel * std::max(std::abs(want), terms) + abs;
 }
 
 /// The call under test, on views of rank R with parameters of rank W.
@@ -117,7 +123,8 @@ std::string row_case(const Extents& extents, const std::vector<int>& dims, const
     ws[std::size_t(i)] = double(w.at(i) = T(small_value<double>(i, 1) / 4));
     bs[std::size_t(i)] = double(b.at(i) = T(small_value<double>(i, 2)));
   }
-  const std::vector<double> want = reference(Op, xs, ws, bs, extents, dims);
+  std::vector<double> terms;
+  const std::vector<double> want = reference(Op, xs, ws, bs, extents, dims, terms);
   std::int64_t length = 1;
   for (const auto e : reduced) length *= e;
   double magnitude = 0;
@@ -144,7 +151,7 @@ std::string row_case(const Extents& extents, const std::vector<int>& dims, const
   int wrong = 0;
   for (std::int64_t i = 0; i < result.size() && wrong < 3; ++i) {
     const double got = double(result.at(i)), expected = want[std::size_t(i)];
-    if (!close<T>(Op, got, expected, length, magnitude)) {
+    if (!close<T>(Op, got, expected, terms[std::size_t(i)], length, magnitude)) {
       error << std::setprecision(17) << "element " << i << ": " << got << ", expected " << expected << ". ";
       ++wrong;
     }
@@ -230,6 +237,9 @@ TYPED_TEST(RowsTest, SlicesOfOneToAMillionElements) {
         EXPECT_EQ((row_case<TypeParam, RowOp::layer_norm, Ranks<2>>(extents, {d}, maps[1], maps[0], true, choice)),
                   "");
       }
+    kstream::set_streaming_stores(kstream::StreamingStores::always);  // hosts: whole lines past the caches
+    EXPECT_EQ((row_case<TypeParam, RowOp::rms_norm, Ranks<2>>(extents, {1}, maps[0], maps[0], false, {})), "");
+    kstream::set_streaming_stores(kstream::StreamingStores::automatic);
   }
 }
 
@@ -342,9 +352,19 @@ TEST(RowPlanTest, DeviceFactsChooseOneReadWhereTheSliceFits) {
     EXPECT_TRUE(columns.outer);
     EXPECT_EQ(columns.team_size / columns.lanes, f.warp);  // a warp's threads on adjacent slices
   }
-  const auto host = plan(impl::RowFacts{}, 100, 7, true, 4);
-  EXPECT_EQ(host.league, 100);
-  EXPECT_FALSE(host.on_chip);
+  impl::RowFacts host;
+  host.threads = 2;  // blocks of adjacent slices, at least four a thread, at most 16 slices
+  EXPECT_EQ(plan(host, 100, 7, true, 4).block, 12);
+  EXPECT_EQ(plan(host, 100, 7, true, 4).league, 9);
+  EXPECT_EQ(plan(host, 4096, 1024, true, 4).block, 16);
+  EXPECT_EQ(plan(host, 3, 1024, true, 4).league, 3);
+  EXPECT_FALSE(plan(host, 100, 7, true, 4).on_chip);
+  kstream::set_streaming_stores(kstream::StreamingStores::always);
+  EXPECT_EQ(plan(host, 100, 7, true, 4).streaming_stores, impl::host_streams(impl::Operand{}, true, false, 0))
+      << "adjacent elements (where the host streams at all: x86)";
+  EXPECT_FALSE(plan(host, 100, 7, false, 4).streaming_stores) << "a slice's elements strided";
+  kstream::set_streaming_stores(kstream::StreamingStores::automatic);
+  EXPECT_FALSE(plan(host, 100, 7, true, 4).streaming_stores) << "automatic: fits in cache";
 }
 
 TYPED_TEST(RowsTest, ErrorsNameWhatIsWrong) {

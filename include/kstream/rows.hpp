@@ -68,7 +68,7 @@ KOKKOS_FORCEINLINE_FUNCTION C exp_of(C x) {
 }
 
 /// A host loop over n adjacent elements in run_lanes interleaved lanes: body(j, j % run_lanes), lanes whole first.
-inline constexpr int run_lanes = 8;
+inline constexpr int run_lanes = 16;
 template <class Body>
 KOKKOS_FORCEINLINE_FUNCTION void for_lanes(std::int64_t n, const Body& body) {
   std::int64_t j = 0;
@@ -165,21 +165,31 @@ struct Moments {
     s.sum += d;
     s.squares += d * d;
   }
-  /// n adjacent elements (a host's slice), in lanes that vectorize.
+  /// n adjacent elements (a host's slice) from a state that start() shifted: in compute_t lanes that vectorize,
+  /// 16 elements a lane at most before they join the accumulator_t sums.
   template <class T>
   KOKKOS_INLINE_FUNCTION void add_run(MomentsState<T>& s, const T* x, std::int64_t n) const {
     using A = accumulator_t<T>;
-    A sum[impl::run_lanes] = {}, squares[impl::run_lanes] = {};
-    impl::for_lanes(n, [&](std::int64_t j, int l) {
-      const A d = A(impl::compute_value(x[j])) - s.shift;
-      sum[l] += d;
-      squares[l] += d * d;
-    });
-    s.count += A(n);
-    for (int l = 0; l < impl::run_lanes; ++l) {
-      s.sum += sum[l];
-      s.squares += squares[l];
+    using C = impl::compute_t<T>;
+    const C shift = C(s.shift);  // an element of the slice: exact
+    A wide_sum[impl::run_lanes] = {}, wide_squares[impl::run_lanes] = {};
+    for (std::int64_t from = 0; from < n; from += 16 * impl::run_lanes) {
+      C sum[impl::run_lanes] = {}, squares[impl::run_lanes] = {};
+      impl::for_lanes(Kokkos::min(n - from, std::int64_t(16 * impl::run_lanes)), [&](std::int64_t j, int l) {
+        const C d = impl::compute_value(x[from + j]) - shift;
+        sum[l] += d;
+        squares[l] += d * d;
+      });
+      for (int l = 0; l < impl::run_lanes; ++l) {
+        wide_sum[l] += A(sum[l]);
+        wide_squares[l] += A(squares[l]);
+      }
     }
+    for (int l = 0; l < impl::run_lanes; ++l) {
+      s.sum += wide_sum[l];
+      s.squares += wide_squares[l];
+    }
+    s.count += A(n);
   }
   template <class T>
   KOKKOS_INLINE_FUNCTION MomentsState<T> operator()(const MomentsState<T>& a, const MomentsState<T>& b) const {
@@ -203,7 +213,7 @@ struct SoftmaxOp {
     return Kokkos::pair<C, C>{s.max, C(1 / s.sum)};
   }
   template <class C>
-  KOKKOS_INLINE_FUNCTION C operator()(C x, const Kokkos::pair<C, C>& row) const {
+  KOKKOS_FORCEINLINE_FUNCTION C operator()(C x, const Kokkos::pair<C, C>& row) const {
     return exp_of(x - row.first) * row.second;
   }
 };
@@ -214,7 +224,7 @@ struct LogSoftmaxOp {
     return compute_t<T>(s.max + Kokkos::log(s.sum));
   }
   template <class C>
-  KOKKOS_INLINE_FUNCTION C operator()(C x, C row) const {
+  KOKKOS_FORCEINLINE_FUNCTION C operator()(C x, C row) const {
     return x - row;
   }
 };
@@ -223,25 +233,34 @@ template <class A>
 struct RmsNormOp {
   A eps;
   template <class T>
-  KOKKOS_INLINE_FUNCTION A row(const MomentsState<T>& s) const {
-    return A(1) / Kokkos::sqrt(A(s.mean_square()) + eps);
+  KOKKOS_INLINE_FUNCTION compute_t<T> row(const MomentsState<T>& s) const {
+    return compute_t<T>(A(1) / Kokkos::sqrt(A(s.mean_square()) + eps));
   }
-  template <class C, class W>
-  KOKKOS_INLINE_FUNCTION A operator()(C x, A row, W w) const {
-    return A(x) * row * A(w);
+  template <class C>
+  KOKKOS_FORCEINLINE_FUNCTION C operator()(C x, C row, C w) const {
+    return x * row * w;
   }
 };
-/// (x - mean) / sqrt(variance + eps) * weight + bias.
+/// (x - mean) / sqrt(variance + eps) * weight + bias, in compute_t: x - mean as ((x - shift) - offset) - low, the
+/// shift a slice's element (x - shift exact where they are within a factor 2) and offset + low the mean - shift in
+/// two parts, so that neither a large mean nor x near the mean cost the result its digits.
+template <class C>
+struct LayerNormRow {
+  C shift, offset, low, scale;
+};
 template <class A>
 struct LayerNormOp {
   A eps;
   template <class T>
-  KOKKOS_INLINE_FUNCTION Kokkos::pair<A, A> row(const MomentsState<T>& s) const {
-    return {A(s.mean()), A(1) / Kokkos::sqrt(A(s.variance()) + eps)};
+  KOKKOS_INLINE_FUNCTION LayerNormRow<compute_t<T>> row(const MomentsState<T>& s) const {
+    using C = compute_t<T>;
+    const C shift = C(s.shift);
+    const A offset = s.mean() - A(shift);
+    return {shift, C(offset), C(offset - A(C(offset))), C(A(1) / Kokkos::sqrt(A(s.variance()) + eps))};
   }
-  template <class C, class W, class B>
-  KOKKOS_INLINE_FUNCTION A operator()(C x, const Kokkos::pair<A, A>& row, W w, B b) const {
-    return (A(x) - row.first) * row.second * A(w) + A(b);
+  template <class C>
+  KOKKOS_FORCEINLINE_FUNCTION C operator()(C x, const LayerNormRow<C>& row, C w, C b) const {
+    return (((x - row.shift) - row.offset) - row.low) * row.scale * w + b;
   }
 };
 
@@ -279,6 +298,7 @@ void transform_rows_to(const Sink& sink, const char* op_name, const ExecSpace& e
     facts.warp = Kokkos::TeamPolicy<ExecSpace>::vector_length_max();
     facts.scratch_bytes = Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0);
   } else {
+    facts.threads = exec.concurrency();
     facts.warp = 1;
     facts.team_max = 1;
     while (facts.team_max * 2 <= std::min(exec.concurrency(), 4)) facts.team_max *= 2;

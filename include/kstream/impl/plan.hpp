@@ -162,6 +162,10 @@ std::string plan_name(const Plan& p);
 /// needs more teams than a TeamPolicy holds.
 Plan plan(const CallFacts& facts);
 
+/// Whether a host call writes `out` with x86 streaming stores (kstream/streaming_stores.hpp): its elements
+/// adjacent (unit_output) and aligned, not an input, by the process-wide mode and the operands' bytes.
+bool host_streams(const Operand& out, bool unit_output, bool out_is_an_input, std::int64_t operand_bytes);
+
 /// Bytes up to which an OpenMP call with the default shape runs on the calling thread (24 KiB per thread, at
 /// least 256 KiB): shorter than waking and joining the threads.
 constexpr std::int64_t calling_thread_bytes(int threads) {

@@ -154,6 +154,7 @@ struct RowFacts {
   int warp = 32;                    ///< device: threads that run in lockstep (the smallest team)
   int team_max = 256;               ///< device: the largest team (a power of two, at least warp)
   std::int64_t scratch_bytes = 0;   ///< device: team scratch a team may take
+  int threads = 1;                  ///< host: the space's concurrency
 };
 
 /// How a row operation runs. Device: a team holds team_size / lanes consecutive slices (flat, innermost kept
@@ -167,7 +168,9 @@ struct RowPlan {
   bool on_chip = false;            ///< device: the slices read once, into team scratch
   int team_size = 1;               ///< device: threads per team
   int lanes = 1;                   ///< device: threads per slice
-  std::int64_t league = 0;         ///< teams (device) or slices (host)
+  std::int64_t block = 1;          ///< host: adjacent slices a thread takes, read one while writing the one before
+  bool streaming_stores = false;   ///< host: out written past the caches (host_streams)
+  std::int64_t league = 0;         ///< teams (device) or blocks (host)
   std::int64_t scratch_bytes = 0;  ///< device: team scratch per team (the slices if on chip, then the statistics)
 };
 

@@ -54,37 +54,6 @@ struct StoreFields<false> {
   static constexpr bool streaming_stores = false;
 };
 
-/// Elements [first, last) of contiguous operands on one host thread: a plain loop the compiler vectorizes, or
-/// with streaming stores the output's whole 64-byte lines in 16-byte packs past the caches and the partial lines
-/// at either end (a short row's, an unaligned start's) with plain stores: a streaming store of part of a line
-/// costs a memory transaction of its own. The inputs are read at their own alignment.
-template <class Op, class OutT, class Seq, class... InTs, std::size_t... Is>
-void host_elements(const Op& op, OutT* target, const Slots<Seq, const InTs*...>& in, std::int64_t first,
-                   std::int64_t last, bool streaming, std::index_sequence<Is...>) {
-  constexpr int W = elements_per_pack(sizeof(OutT));
-  if constexpr (W > 1) {
-    if (streaming) {
-      constexpr std::int64_t line = 64 / std::int64_t(sizeof(OutT));  // elements of one cache line
-      const std::int64_t into_line =
-          std::int64_t(reinterpret_cast<std::uintptr_t>(target + first) % 64) / std::int64_t(sizeof(OutT));
-      const std::int64_t lines_from = std::min(last, first + (into_line == 0 ? 0 : line - into_line));
-      const std::int64_t lines_to = lines_from + (last - lines_from) / line * line;
-      KSTREAM_IVDEP
-      for (std::int64_t i = first; i < lines_from; ++i) target[i] = op(get<Is>(in)[i]...);
-      for (std::int64_t i = lines_from; i < lines_to; i += W) {
-        Pack<OutT, W> result;
-        for (int lane = 0; lane < W; ++lane) result.lane[lane] = op(get<Is>(in)[i + lane]...);
-        streaming_store(reinterpret_cast<Pack<OutT, W>*>(target + i), result);
-      }
-      KSTREAM_IVDEP
-      for (std::int64_t i = lines_to; i < last; ++i) target[i] = op(get<Is>(in)[i]...);
-      return;
-    }
-  }
-  KSTREAM_IVDEP
-  for (std::int64_t i = first; i < last; ++i) target[i] = op(get<Is>(in)[i]...);
-}
-
 /// Rows: the tiles of one row, and where each row starts (device calls of several dimensions only).
 template <bool Rows, std::size_t Operands>
 struct RowFields {
