@@ -1,8 +1,8 @@
 // The suite's row operations (kstream/rows.hpp): softmax over the rows of M x N views on the Triton tutorial's
 // sweep (M = 4096, N = 256 to 12672) plus N = 32768 and 131072, softmax along dimension 0 of a square view and over
-// the rows of a transposed (LayoutLeft) input, and rms_norm and layer_norm at N = 1024, 4095, 4096 and 8192; float
-// and bf16 (where the build has a 16-bit bf16). M shrinks where M x N would pass the suite's largest n (and 2^29
-// elements on a device, 2^26 on a host). Bytes are one read of x and one write of out.
+// the rows of a transposed (LayoutLeft) input, rms_norm on the same sweep and N = 4095, and layer_norm at N = 1024,
+// 4095, 4096 and 8192; float and bf16 (where the build has a 16-bit bf16). M shrinks where M x N would pass the
+// suite's largest n (and 2^29 elements on a device, 2^26 on a host). Bytes are one read of x and one write of out.
 //
 // Names: op/variant/type/backend/rows-<case>/n, n = M x N. Variants: rows (kstream's call), copy
 // (kstream::transform's copy of the same bytes: the bandwidth a row operation is held to), graph (the naive graph
@@ -206,14 +206,15 @@ void register_rows(std::int64_t max_n, double min_time) {
   max_n = std::min<std::int64_t>(max_n, std::int64_t(1) << (is_device_backend<Exec> ? 29 : 26));  // 2 or 0.25 GiB
   const auto fit = [&](std::int64_t m, std::int64_t n) { return std::max<std::int64_t>(1, std::min(m, max_n / n)); };
   const auto named = [](const char* prefix, std::int64_t n) { return std::string(prefix).append(std::to_string(n)); };
-  for (const std::int64_t n : {256, 512, 1024, 2048, 3072, 4096, 5120, 6144, 8192, 10240, 12288, 12672, 32768, 131072})
-    list.push_back({named("n", n), RowOp::softmax, fit(4096, n), n});
+  const std::int64_t sweep[] = {256, 512, 1024, 2048, 3072, 4096, 5120, 6144, 8192, 10240, 12288, 12672, 32768, 131072};
+  for (const RowOp op : {RowOp::softmax, RowOp::rms_norm})
+    for (const std::int64_t n : sweep) list.push_back({named("n", n), op, fit(4096, n), n});
   std::int64_t side = 8192;
   while (side * side > max_n) side /= 2;
   list.push_back({named("dim0-", side), RowOp::softmax, side, side, false, true});
   list.push_back({"transposed-n4096", RowOp::softmax, fit(4096, 4096), 4096, true});
-  for (const RowOp op : {RowOp::rms_norm, RowOp::layer_norm})
-    for (const std::int64_t n : {1024, 4095, 4096, 8192}) list.push_back({named("n", n), op, fit(4096, n), n});
+  list.push_back({"n4095", RowOp::rms_norm, fit(4096, 4095), 4095});
+  for (const std::int64_t n : {1024, 4095, 4096, 8192}) list.push_back({named("n", n), RowOp::layer_norm, fit(4096, n), n});
   std::int64_t capacity = 0;
   for (const auto& c : list) capacity = std::max(capacity, c.m * c.n);
   for (const auto& c : list) {
