@@ -2,11 +2,12 @@
 // The kernel of the row operations (kstream/rows.hpp): for each slice (the elements that share the kept
 // dimensions' indices), statistics over its elements, then out = op(x, statistics, parameters) over them.
 //
-//   plan (src/row_plan.cpp, first match)                 runs
-//   host                                                 a slice per index of a RangePolicy: pass 1 reads it
-//                                                        (into the thread's cache), pass 2 reads it again, writes
-//   device, x's unit stride along the kept dimensions     outer: a thread per slice, adjacent threads on adjacent
-//     (below its stride along the reduced ones)            slices; two reads
+//   plan (plan_rows in src/reduce_plan.cpp)             runs
+//   host, every operand's slice adjacent in memory       a block of adjacent slices a thread: slice s written
+//                                                        while slice s + 1 is read, a piece of each in turn
+//   host, otherwise                                      a slice at a time, one element at a time
+//   device, x's unit stride along the kept dimensions     outer: a warp's threads on adjacent slices, the team's
+//     (below its stride along the reduced ones)            others sharing their elements; two reads
 //   device, the slice fits in team scratch               on chip: a team per slice; pass 1 reads each element
 //                                                        from memory into scratch, pass 2 reads scratch: one read
 //   device, otherwise                                    a team per slice, two reads (the second mostly from L2)
@@ -198,13 +199,13 @@ struct RowKernel {
     }
   }
   /// Host, every operand's slice adjacent in memory: slice s written while slice s + 1 is read, a piece of each in
-  /// turn, so that memory reads and writes at once, as in a copy (one pass after the other ran at 0.6x a copy).
-  /// The pieces start at multiples of `piece` in every slice: the same sums whatever the block and the alignment.
+  /// turn, so that memory reads and writes at once, as in a copy (docs/engine.md, "Row operations"). The pieces
+  /// start at multiples of `piece` in every slice: the same sums whatever the block and the alignment.
   template <std::size_t... I>
   void adjacent(std::int64_t from, std::int64_t to, std::index_sequence<I...>) const {
     using Seq = std::index_sequence_for<T, P...>;
     constexpr std::int64_t piece = 1024;
-    std::int64_t base[K], next[K];
+    std::int64_t base[K], next[K] = {};
     first(from, base);
     State state = start(base);
     for (std::int64_t j = 0; j < length; j += piece) fold(state, x + base[0], j, Kokkos::min(j + piece, length));
@@ -216,7 +217,7 @@ struct RowKernel {
       const Slots<Seq, const T*, const P*...> in{{x + base[0]}, {parameter<I>() + base[2 + I]}...};
       for (std::int64_t j = 0; j < length; j += piece) {
         const std::int64_t end = Kokkos::min(j + piece, length);
-        host_elements(element, out + base[1], in, j, end, streaming_stores, Seq{});
+        host_elements(element, out + base[1], in, j, end, streaming_stores, Seq{}, more ? x + next[0] : nullptr);
         if (more) fold(following, x + next[0], j, end);
       }
       state = following;

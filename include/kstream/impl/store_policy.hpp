@@ -51,10 +51,12 @@ KOKKOS_FORCEINLINE_FUNCTION void streaming_store_fence() {
 /// Elements [first, last) of contiguous operands on one host thread: a plain loop the compiler vectorizes, or
 /// with streaming stores the output's whole 64-byte lines in 16-byte packs past the caches and the partial lines
 /// at either end (a short row's, an unaligned start's) with plain stores: a streaming store of part of a line
-/// costs a memory transaction of its own. The inputs are read at their own alignment.
-template <class Op, class OutT, class Seq, class... InTs, std::size_t... Is>
+/// costs a memory transaction of its own. The inputs are read at their own alignment. `ahead` (optional): what
+/// the thread reads next, element i of it fetched into the cache beside the streaming stores of element i (a row
+/// operation reads its next slice while it writes one).
+template <class Op, class OutT, class Seq, class... InTs, std::size_t... Is, class Ahead = char>
 void host_elements(const Op op, OutT* target, const Slots<Seq, const InTs*...>& in, std::int64_t first,
-                   std::int64_t last, bool streaming, std::index_sequence<Is...>) {
+                   std::int64_t last, bool streaming, std::index_sequence<Is...>, const Ahead* ahead = nullptr) {
   constexpr int W = elements_per_pack(sizeof(OutT));
   if constexpr (W > 1) {
     if (streaming) {
@@ -66,6 +68,8 @@ void host_elements(const Op op, OutT* target, const Slots<Seq, const InTs*...>& 
       KSTREAM_IVDEP
       for (std::int64_t i = first; i < lines_from; ++i) target[i] = op(get<Is>(in)[i]...);
       for (std::int64_t i = lines_from; i < lines_to; i += line) {
+        for (std::size_t byte = 0; ahead != nullptr && byte < line * sizeof(Ahead); byte += 64)
+          __builtin_prefetch(reinterpret_cast<const char*>(ahead + i) + byte, 0, 3);
         alignas(64) OutT result[line];  // a line computed in a loop that vectorizes, then streamed in packs
         for (int lane = 0; lane < line; ++lane) result[lane] = op(get<Is>(in)[i + lane]...);
         for (int pack = 0; pack < line / W; ++pack)
