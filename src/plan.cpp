@@ -166,7 +166,6 @@ bool shifted_partition(const Facts& f, int width, Plan& p) {
   return true;
 }
 
-
 /// Host threads and whether kstream opens the region: the default shape puts a short OpenMP call on the calling
 /// thread and a mid-small one on only as many threads as its bytes pay for.
 void plan_host_threads(const CallFacts& c, std::int64_t operand_bytes, Plan& p) {
@@ -205,8 +204,8 @@ void plan_along(const Facts& f, Plan& p) {
     p.strategy = f.all_contiguous ? Strategy::contiguous : Strategy::strided;
   }
   const bool unit_output = f.stride(c.out) == 1;
-  p.streaming_stores =
-      p.strategy != Strategy::strided && !c.device && host_streams(c.out, unit_output, f.out_is_an_input, f.operand_bytes);
+  p.streaming_stores = p.strategy != Strategy::strided && !c.device &&
+                       host_streams(c.out, unit_output, f.out_is_an_input, f.operand_bytes);
 
   // Single-element strategies keep one pack's worth of elements in flight; packs_in_flight > 1 repeats that
   // (more chunks), as shifted packs do. Only packed packs keep several packs in flight.
