@@ -164,15 +164,16 @@ RowPlan plan_rows(const RowFacts& f, const ReducedDims& dims, const Operand* ope
     p.streaming_stores = host_streams(operands[1], unit, operands[0].address == operands[1].address, bytes);
     return p;
   }
-  // Outer: a warp's threads on as many adjacent slices, the team's others sharing their elements. Inner: eight
-  // elements a thread or more, a team of at least a warp (several short slices each).
+  // Outer: a warp's threads on as many adjacent slices, the team's others sharing their elements. Inner: four
+  // 16-byte packs a thread or more (the kernel's loads in flight), a team of at least a warp (several short slices
+  // each).
   p.outer = g.reduced < g.dims && (g.reduced == 0 || g.stride(operands[0], g.reduced) < g.stride(operands[0], 0));
   int block = 1;
   if (p.outer) {
     block = power_of_two_at_least(g.extents[g.reduced], f.warp);
     p.team_size = f.team_max;
   } else {
-    p.lanes = power_of_two_at_least(ceil_div(p.length, 8), f.team_max);
+    p.lanes = power_of_two_at_least(ceil_div(p.length, 4 * elements_per_pack(element_bytes)), f.team_max);
     p.team_size = std::max(f.warp, p.lanes);
     block = p.team_size / p.lanes;
   }
@@ -180,7 +181,7 @@ RowPlan plan_rows(const RowFacts& f, const ReducedDims& dims, const Operand* ope
   p.league = ceil_div(p.slices, block);
   const auto rounded = [](std::int64_t bytes) { return (bytes + 15) / 16 * 16; };
   const std::int64_t states = rounded(std::int64_t(p.team_size) * state_bytes);
-  const std::int64_t cache = rounded(block * p.length * element_bytes);
+  const std::int64_t cache = rounded(block * row_cache_span(p.length, element_bytes) * element_bytes) + pack_bytes;
   p.on_chip = cache + states <= f.scratch_bytes;
   p.scratch_bytes = (p.on_chip ? cache : 0) + states;
   if (p.league > INT_MAX)

@@ -342,7 +342,7 @@ TEST(RowPlanTest, DeviceFactsChooseOneReadWhereTheSliceFits) {
       EXPECT_TRUE(p.on_chip) << n;
       EXPECT_FALSE(p.outer);
       EXPECT_EQ(p.league * (p.team_size / p.lanes), 4096);  // whole slices a team, a warp at least
-      EXPECT_GE(p.lanes, std::min<std::int64_t>(n / 8, 256));
+      EXPECT_GE(p.lanes, std::min<std::int64_t>(n / 16, 256));  // four packs a thread at most
       EXPECT_GE(p.team_size, f.warp);
       EXPECT_LE(p.scratch_bytes, f.scratch_bytes);
     }

@@ -182,7 +182,7 @@ constexpr int threads_for(std::int64_t bytes, int threads) {
 }
 
 /// Elements of `element_bytes` in one 16-byte pack, or 1 where they do not tile it.
-constexpr int elements_per_pack(int element_bytes) {
+KOKKOS_INLINE_FUNCTION constexpr int elements_per_pack(int element_bytes) {
   return element_bytes < pack_bytes && pack_bytes % element_bytes == 0 ? pack_bytes / element_bytes : 1;
 }
 

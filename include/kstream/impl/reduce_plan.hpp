@@ -174,6 +174,13 @@ struct RowPlan {
   std::int64_t scratch_bytes = 0;  ///< device: team scratch per team (the slices if on chip, then the statistics)
 };
 
+/// Elements of team scratch a slice of `length` elements takes on chip: whole packs, and one more pack, so that the
+/// slice's first whole pack in memory starts a pack in scratch too.
+KOKKOS_INLINE_FUNCTION constexpr std::int64_t row_cache_span(std::int64_t length, int element_bytes) {
+  const int w = elements_per_pack(element_bytes);
+  return w == 1 ? length : (length + w - 1) / w * w + w;
+}
+
 /// The plan of a row operation on `operands` (x, out, then the parameters widened to x's rank) along `dims`: a
 /// slice's element takes element_bytes in team scratch, the statistics state_bytes. Normalized as a reduction into
 /// out with stride 0 on the reduced dimensions. Throws std::length_error where the index math does not fit.

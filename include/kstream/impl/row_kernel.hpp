@@ -11,6 +11,8 @@
 //   device, the slice fits in team scratch               on chip: a team per slice; pass 1 reads each element
 //                                                        from memory into scratch, pass 2 reads scratch: one read
 //   device, otherwise                                    a team per slice, two reads (the second mostly from L2)
+//   (device, a slice adjacent in x: 16-byte packs of x, up to four a thread in flight, the elements before the
+//   first whole pack and after the last one at a time; out stored in packs where its packs line up with x's)
 //
 // A team folds its threads' statistics in a fixed tree in scratch; nothing depends on timing: the same bits on
 // every run. The slice's elements and the kept dimensions come from the normalization of reductions along
@@ -18,6 +20,7 @@
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 #include <kstream/impl/index_math.hpp>
+#include <kstream/impl/pack.hpp>
 #include <kstream/impl/reduce_plan.hpp>
 #include <kstream/impl/reduce_step.hpp>  // from_accumulator
 #include <kstream/impl/store_policy.hpp>
@@ -65,8 +68,9 @@ KOKKOS_INLINE_FUNCTION auto row_constants(const Op& op, const State& s) {
 /// The kernel (RowPlan): operands x, out, then the parameters P... (stride 0 on the kept dimensions).
 template <class Team, class T, class O, class Stat, class Op, class... P>
 struct RowKernel {
-  static constexpr int K = 2 + int(sizeof...(P)), InFlight = 4;
+  static constexpr int K = 2 + int(sizeof...(P)), InFlight = 4, W = elements_per_pack(int(sizeof(T)));
   using C = compute_t<T>;
+  using V = Pack<T, W>;
   using State = decltype(std::declval<Stat>().template identity<T>());
 
   Stat stat;
@@ -81,6 +85,7 @@ struct RowKernel {
   std::int64_t block = 1;  ///< host: adjacent slices a thread takes
   int lanes = 1;           ///< device: threads per slice
   bool outer = false, on_chip = false, streaming_stores = false;
+  bool packed = false;  ///< device: a slice's elements adjacent in x, read in 16-byte packs
 
   /// The kernel of plan p over `operands` (x, out, the parameters) at x_, out_ and parameters_.
   RowKernel(const Stat& stat_, const Op& op_, const RowPlan& p, const Operand* const (&operands)[K], const T* x_,
@@ -92,6 +97,7 @@ struct RowKernel {
     if (reduced == 1) table.extents[0] = 1;
     coordinates = Coordinates<K, max_rank>(table, operands, 0);
     for (int k = 0; k < K && reduced == 1; ++k) along[k] = p.geometry.stride(*operands[k], 0);
+    packed = W > 1 && !outer && reduced == 1 && along[0] == 1;
   }
 
   template <std::size_t I>
@@ -165,6 +171,85 @@ struct RowKernel {
     }
   }
 
+  /// Elements before a slice's first whole 16-byte pack at `at` (at most the slice).
+  template <class E>
+  KOKKOS_INLINE_FUNCTION std::int64_t head_of(const E* at) const {
+    const std::int64_t off = std::int64_t(reinterpret_cast<std::uintptr_t>(at) % (W * sizeof(E)) / sizeof(E));
+    return Kokkos::min(off == 0 ? 0 : W - off, length);
+  }
+  /// Pass 1 over a slice adjacent in x (packed): its whole packs, InFlight at once, then the elements before and
+  /// after them; into `cache` where given (its element `head` starts a pack).
+  KOKKOS_INLINE_FUNCTION State gather_packs(const std::int64_t (&base)[K], std::int64_t head, std::int64_t first,
+                                            std::int64_t by, T* cache) const {
+    State s[InFlight];
+    const State initial = start(base);
+    KSTREAM_DEVICE_UNROLL
+    for (int l = 0; l < InFlight; ++l) s[l] = initial;
+    const std::int64_t packs = (length - head) / W, tail = head + packs * W;
+    const V* in = reinterpret_cast<const V*>(x + base[0] + head);
+    for (std::int64_t i = first; i < packs; i += InFlight * by) {
+      V v[InFlight];
+      KSTREAM_DEVICE_UNROLL
+      for (int l = 0; l < InFlight; ++l)
+        if (i + l * by < packs) v[l] = in[i + l * by];
+      KSTREAM_DEVICE_UNROLL
+      for (int l = 0; l < InFlight; ++l) {
+        if (i + l * by >= packs) continue;
+        if (cache != nullptr) reinterpret_cast<V*>(cache + head)[i + l * by] = v[l];
+        KSTREAM_DEVICE_UNROLL
+        for (int e = 0; e < W; ++e) stat.add(s[l], compute_value(v[l].lane[e]));
+      }
+    }
+    for (std::int64_t e = first; e < length - packs * W; e += by) {  // the edges, one element a thread
+      const std::int64_t j = e < head ? e : tail + (e - head);
+      const T v = x[base[0] + j];
+      if (cache != nullptr) cache[j] = v;
+      stat.add(s[0], compute_value(v));
+    }
+    KSTREAM_DEVICE_UNROLL
+    for (int l = 1; l < InFlight; ++l) s[0] = stat(s[0], s[l]);
+    return s[0];
+  }
+  /// Pass 2 over a slice adjacent in x (packed), x from `cache` where given; out stored a pack at once where its
+  /// packs line up with x's.
+  template <class Row, std::size_t... I>
+  KOKKOS_INLINE_FUNCTION void write_packs(const std::int64_t (&base)[K], std::int64_t head, std::int64_t first,
+                                          std::int64_t by, const Row& row, const T* cache,
+                                          std::index_sequence<I...>) const {
+    const auto element = [&](T v, [[maybe_unused]] std::int64_t j) {
+      return from_accumulator<O>(op(compute_value(v), row, compute_value(parameter<I>()[offset(base, j, 2 + I)])...));
+    };
+    const std::int64_t packs = (length - head) / W, tail = head + packs * W;
+    const V* in = reinterpret_cast<const V*>((cache != nullptr ? cache : x + base[0]) + head);
+    [[maybe_unused]] const bool whole = std::is_same_v<O, T> && along[1] == 1 && head_of(out + base[1]) == head;
+    for (std::int64_t i = first; i < packs; i += InFlight * by) {
+      V v[InFlight];
+      KSTREAM_DEVICE_UNROLL
+      for (int l = 0; l < InFlight; ++l)
+        if (i + l * by < packs) v[l] = in[i + l * by];
+      KSTREAM_DEVICE_UNROLL
+      for (int l = 0; l < InFlight; ++l) {
+        if (i + l * by >= packs) continue;
+        const std::int64_t j = head + (i + l * by) * W;
+        if constexpr (std::is_same_v<O, T>) {
+          if (whole) {
+            V r;
+            KSTREAM_DEVICE_UNROLL
+            for (int e = 0; e < W; ++e) r.lane[e] = element(v[l].lane[e], j + e);
+            *reinterpret_cast<V*>(out + base[1] + j) = r;
+            continue;
+          }
+        }
+        KSTREAM_DEVICE_UNROLL
+        for (int e = 0; e < W; ++e) out[offset(base, j + e, 1)] = element(v[l].lane[e], j + e);
+      }
+    }
+    for (std::int64_t e = first; e < length - packs * W; e += by) {
+      const std::int64_t j = e < head ? e : tail + (e - head);
+      out[offset(base, j, 1)] = element(cache != nullptr ? cache[j] : x[base[0] + j], j);
+    }
+  }
+
   /// Host: slices [b * block, (b + 1) * block) by one thread.
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t b) const {
     const std::int64_t from = b * block, to = from + block < slices ? from + block : slices;
@@ -234,17 +319,34 @@ struct RowKernel {
     const std::int64_t s = std::int64_t(team.league_rank()) * block + b;
     std::int64_t base[K] = {};
     if (s < slices) first(s, base);
+    const std::int64_t head = packed && s < slices ? head_of(x + base[0]) : 0;
     T* cache = nullptr;
     const auto scratch = team.team_scratch(0);  // the states first: their alignment, whatever the slices' length
     auto* states = static_cast<State*>(scratch.get_shmem(std::size_t(team.team_size()) * sizeof(State)));
-    if (on_chip) cache = static_cast<T*>(scratch.get_shmem(std::size_t(block * length) * sizeof(T))) + b * length;
-    states[rank] = s < slices ? gather(base, lane, lanes, cache) : stat.template identity<T>();
+    if (on_chip) {  // a span a slice, in whole packs: element `head` starts a pack, as in x
+      const std::int64_t span = row_cache_span(length, int(sizeof(T)));
+      cache = static_cast<T*>(scratch.get_shmem_aligned(std::size_t(block * span) * sizeof(T), pack_bytes)) +
+              b * span + (packed ? (W - head) % W : 0);
+    }
+    if (s >= slices) {
+      states[rank] = stat.template identity<T>();
+    } else if (packed) {
+      states[rank] = gather_packs(base, head, lane, lanes, cache);
+    } else {
+      states[rank] = gather(base, lane, lanes, cache);
+    }
     team.team_barrier();
     for (int half = lanes / 2; half > 0; half /= 2) {
       if (lane < half) states[rank] = stat(states[rank], states[rank + half * next]);
       team.team_barrier();
     }
-    if (s < slices) write(base, lane, lanes, row_constants(op, states[rank - lane * next]), cache);
+    if (s >= slices) return;
+    const auto row = row_constants(op, states[rank - lane * next]);
+    if (packed) {
+      write_packs(base, head, lane, lanes, row, cache, std::index_sequence_for<P...>{});
+    } else {
+      write(base, lane, lanes, row, cache);
+    }
   }
 };
 
