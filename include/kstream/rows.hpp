@@ -74,7 +74,8 @@ KOKKOS_FORCEINLINE_FUNCTION void for_lanes(std::int64_t n, const Body& body) {
   std::int64_t j = 0;
   for (; j + run_lanes <= n; j += run_lanes)
     for (int l = 0; l < run_lanes; ++l) body(j + l, l);
-  for (int l = 0; j < n; ++j, ++l) body(j, l);
+  const int rest = int(n - j);  // below run_lanes
+  for (int l = 0; l < rest; ++l) body(j + l, l);
 }
 }  // namespace impl
 
@@ -96,7 +97,8 @@ struct MaxExpSum {
   KOKKOS_INLINE_FUNCTION void add(MaxExpSumState<T>& s, C x) const {
     s = (*this)(s, MaxExpSumState<T>{x, accumulator_t<T>(x > C(0) ? C(1) + (x - x) : C(1))});
   }
-  /// n adjacent elements (a host's slice): their max, then their exponentials' sum, each in lanes that vectorize.
+  /// n adjacent elements (a host's slice, a device thread's packs): their max, then their exponentials' sum, each
+  /// in lanes that vectorize.
   template <class T>
   KOKKOS_INLINE_FUNCTION void add_run(MaxExpSumState<T>& s, const T* x, std::int64_t n) const {
     using C = impl::compute_t<T>;
@@ -165,27 +167,38 @@ struct Moments {
     s.sum += d;
     s.squares += d * d;
   }
-  /// n adjacent elements (a host's slice) from a state that start() shifted: in compute_t lanes that vectorize,
-  /// 16 elements a lane at most before they join the accumulator_t sums.
+  /// n adjacent elements (a host's slice, a device thread's packs) from a state that start() shifted: in compute_t
+  /// lanes that vectorize, 16 elements a sum at most before they join the accumulator_t sums.
   template <class T>
   KOKKOS_INLINE_FUNCTION void add_run(MomentsState<T>& s, const T* x, std::int64_t n) const {
     using A = accumulator_t<T>;
     using C = impl::compute_t<T>;
     const C shift = C(s.shift);  // an element of the slice: exact
     A wide_sum[impl::run_lanes] = {}, wide_squares[impl::run_lanes] = {};
+    int used = 0;  // wide lanes
     for (std::int64_t from = 0; from < n; from += 16 * impl::run_lanes) {
       C sum[impl::run_lanes] = {}, squares[impl::run_lanes] = {};
-      impl::for_lanes(Kokkos::min(n - from, std::int64_t(16 * impl::run_lanes)), [&](std::int64_t j, int l) {
+      const std::int64_t m = Kokkos::min(n - from, std::int64_t(16 * impl::run_lanes));
+      impl::for_lanes(m, [&](std::int64_t j, int l) {
         const C d = impl::compute_value(x[from + j]) - shift;
         sum[l] += d;
         squares[l] += d * d;
       });
-      for (int l = 0; l < impl::run_lanes; ++l) {
+      // Lanes of few elements (a device thread's packs) fold in compute_t first, up to 16 elements a sum.
+      int kept = impl::run_lanes;
+      for (std::int64_t per = (m + kept - 1) / kept; kept > 1 && per * 2 <= 16; kept /= 2, per *= 2) {
+        for (int l = 0; l < kept / 2; ++l) {
+          sum[l] += sum[l + kept / 2];
+          squares[l] += squares[l + kept / 2];
+        }
+      }
+      used = Kokkos::max(used, kept);
+      for (int l = 0; l < kept; ++l) {
         wide_sum[l] += A(sum[l]);
         wide_squares[l] += A(squares[l]);
       }
     }
-    for (int l = 0; l < impl::run_lanes; ++l) {
+    for (int l = 0; l < used; ++l) {
       s.sum += wide_sum[l];
       s.squares += wide_squares[l];
     }
@@ -314,7 +327,7 @@ void transform_rows_to(const Sink& sink, const char* op_name, const ExecSpace& e
   for (int j = 0; j < Kernel::K; ++j) pointers[j] = &operands[j];
   const Kernel kernel(stat, op, p, pointers, x.data(), out.data(), params.data()...);
   if (facts.device) {
-    Kokkos::TeamPolicy<ExecSpace> policy(exec, int(p.league), p.team_size);
+    Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<row_team_max, 4>> policy(exec, int(p.league), p.team_size);
     policy.set_scratch_size(0, Kokkos::PerTeam(std::size_t(p.scratch_bytes)));
     sink(label, policy, kernel);
   } else {

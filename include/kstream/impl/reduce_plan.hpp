@@ -148,11 +148,19 @@ Operand widened_result(const char* op, Names names, const ViewLabel* labels, con
 AlongPlan plan_along(const AlongFacts& facts, const ReducedDims& dims, const Operand& widened, const Operand* operands,
                      int count, const char* label);
 
+/// Device: the largest team of a row kernel (its launch bounds: four such teams an SM, at most 64 registers a
+/// thread on CUDA).
+inline constexpr int row_team_max = 256;
+
+/// Device: the loads a thread has in flight in a row kernel's pass 1 (16-byte packs where a slice is adjacent in x);
+/// the plan gives a slice length / (row_in_flight x pack elements) threads.
+inline constexpr int row_in_flight = 4;
+
 /// Facts of the space a row operation runs on.
 struct RowFacts {
   bool device = false;
   int warp = 32;                    ///< device: threads that run in lockstep (the smallest team)
-  int team_max = 256;               ///< device: the largest team (a power of two, at least warp)
+  int team_max = row_team_max;      ///< device: the largest team (a power of two, at least warp)
   std::int64_t scratch_bytes = 0;   ///< device: team scratch a team may take
   int threads = 1;                  ///< host: the space's concurrency
 };

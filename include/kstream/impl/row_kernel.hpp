@@ -12,7 +12,8 @@
 //                                                        from memory into scratch, pass 2 reads scratch: one read
 //   device, otherwise                                    a team per slice, two reads (the second mostly from L2)
 //   (device, a slice adjacent in x: 16-byte packs of x, up to four a thread in flight, the elements before the
-//   first whole pack and after the last one at a time; out stored in packs where its packs line up with x's)
+//   first whole pack and after the last one at a time; out stored in packs where its packs line up with x's;
+//   launched with bounds of four 256-thread teams an SM: 64 registers a thread on CUDA)
 //
 // A team folds its threads' statistics in a fixed tree in scratch; nothing depends on timing: the same bits on
 // every run. The slice's elements and the kept dimensions come from the normalization of reductions along
@@ -68,7 +69,7 @@ KOKKOS_INLINE_FUNCTION auto row_constants(const Op& op, const State& s) {
 /// The kernel (RowPlan): operands x, out, then the parameters P... (stride 0 on the kept dimensions).
 template <class Team, class T, class O, class Stat, class Op, class... P>
 struct RowKernel {
-  static constexpr int K = 2 + int(sizeof...(P)), InFlight = 4, W = elements_per_pack(int(sizeof(T)));
+  static constexpr int K = 2 + int(sizeof...(P)), InFlight = row_in_flight, W = elements_per_pack(int(sizeof(T)));
   using C = compute_t<T>;
   using V = Pack<T, W>;
   using State = decltype(std::declval<Stat>().template identity<T>());
@@ -178,7 +179,8 @@ struct RowKernel {
     return Kokkos::min(off == 0 ? 0 : W - off, length);
   }
   /// Pass 1 over a slice adjacent in x (packed): its whole packs, InFlight at once, then the elements before and
-  /// after them; into `cache` where given (its element `head` starts a pack).
+  /// after them; into `cache` where given (its element `head` starts a pack). A statistic with add_run folds a
+  /// group of packs with it, from registers (fewer instructions an element than add's merge), into one state.
   KOKKOS_INLINE_FUNCTION State gather_packs(const std::int64_t (&base)[K], std::int64_t head, std::int64_t first,
                                             std::int64_t by, T* cache) const {
     State s[InFlight];
@@ -193,11 +195,26 @@ struct RowKernel {
       for (int l = 0; l < InFlight; ++l)
         if (i + l * by < packs) v[l] = in[i + l * by];
       KSTREAM_DEVICE_UNROLL
-      for (int l = 0; l < InFlight; ++l) {
-        if (i + l * by >= packs) continue;
-        if (cache != nullptr) reinterpret_cast<V*>(cache + head)[i + l * by] = v[l];
+      for (int l = 0; l < InFlight; ++l)
+        if (cache != nullptr && i + l * by < packs) reinterpret_cast<V*>(cache + head)[i + l * by] = v[l];
+      if constexpr (has_add_run_v<Stat, State, T>) {  // the statistic's own loop, over the packs in registers
+        if (i + (InFlight - 1) * by < packs) {
+          T group[InFlight * W];
+          KSTREAM_DEVICE_UNROLL
+          for (int e = 0; e < InFlight * W; ++e) group[e] = v[e / W].lane[e % W];
+          stat.add_run(s[0], group, InFlight * W);
+        } else {
+          KSTREAM_DEVICE_UNROLL
+          for (int l = 0; l < InFlight; ++l)
+            if (i + l * by < packs) stat.add_run(s[0], v[l].lane, W);
+        }
+      } else {
         KSTREAM_DEVICE_UNROLL
-        for (int e = 0; e < W; ++e) stat.add(s[l], compute_value(v[l].lane[e]));
+        for (int l = 0; l < InFlight; ++l) {
+          if (i + l * by >= packs) continue;
+          KSTREAM_DEVICE_UNROLL
+          for (int e = 0; e < W; ++e) stat.add(s[l], compute_value(v[l].lane[e]));
+        }
       }
     }
     for (std::int64_t e = first; e < length - packs * W; e += by) {  // the edges, one element a thread
@@ -206,8 +223,10 @@ struct RowKernel {
       if (cache != nullptr) cache[j] = v;
       stat.add(s[0], compute_value(v));
     }
-    KSTREAM_DEVICE_UNROLL
-    for (int l = 1; l < InFlight; ++l) s[0] = stat(s[0], s[l]);
+    if constexpr (!has_add_run_v<Stat, State, T>) {
+      KSTREAM_DEVICE_UNROLL
+      for (int l = 1; l < InFlight; ++l) s[0] = stat(s[0], s[l]);
+    }
     return s[0];
   }
   /// Pass 2 over a slice adjacent in x (packed), x from `cache` where given; out stored a pack at once where its
