@@ -1,5 +1,6 @@
 // Views of several dimensions on every backend: fma and transforms of four inputs, explicit tile shapes, rows at
-// every offset inside a pack, exact aliasing, empty and single-element views (tests/rank_case.hpp).
+// every offset inside a pack, exact aliasing, empty and single-element views, kstream::copy between any two
+// mappings (tests/rank_case.hpp).
 #include "rank_case.hpp"
 
 namespace kstream::test {
@@ -105,6 +106,81 @@ TYPED_TEST(RankCallsTest, ExactAliasingEmptyAndSingleElementViews) {
           << "naive " << m.describe();
     }
   }
+}
+
+// kstream::copy from every mapping to every mapping of ranks 1 to 8 (transposes, interiors, padded, strided), and
+// onto itself.
+TYPED_TEST(RankCallsTest, CopyBetweenEveryPairOfMappings) {
+  using T = typename TypeParam::value_type;
+  for (int rank = 1; rank <= 8; ++rank) {
+    const Extents extents = test_extents(rank);
+    const auto list = standard_mappings(extents);
+    for (const auto& to : list) {
+      for (const auto& from : list)
+        EXPECT_EQ((run_tensor_case<TypeParam, 1>(
+                      extents, std::array<Mapping, 2>{to, from},
+                      [](auto exec, auto dst, auto src) { kstream::copy(exec, dst, src); }, [](T v) { return v; })),
+                  "")
+            << "rank " << rank << ": dst " << to.describe() << ", src " << from.describe();
+      EXPECT_EQ((run_tensor_case<TypeParam, 1>(
+                    extents, std::array<Mapping, 2>{to, to},
+                    [](auto exec, auto dst, auto src) { kstream::copy(exec, dst, src); }, [](T v) { return v; }, 0)),
+                "")
+          << "dst == src, rank " << rank << ": " << to.describe();
+    }
+  }
+}
+
+// kstream::copy between Kokkos layout types and a subview, with a conversion (float <-> double) and recorded; its
+// errors.
+TYPED_TEST(RankCallsTest, CopyAcrossLayoutTypesConversionsRecordingAndErrors) {
+  using T = typename TypeParam::value_type;
+  using O = std::conditional_t<std::is_same_v<T, float>, double, float>;
+  using M = typename TypeParam::memory_space;
+  const typename TypeParam::execution_space exec;
+  Kokkos::View<T**, Kokkos::LayoutRight, M> src("src", 37, 45);
+  Kokkos::View<O**, Kokkos::LayoutLeft, M> dst("dst", 37, 45);
+  Kokkos::View<T***, Kokkos::LayoutLeft, M> parent("parent", 37, 3, 45);
+  auto column = Kokkos::subview(parent, Kokkos::ALL, 1, Kokkos::ALL);  // LayoutStride
+  auto hs = Kokkos::create_mirror_view(src);
+  for (int i = 0; i < 37; ++i)
+    for (int j = 0; j < 45; ++j) hs(i, j) = T(0.1) * T(i * 45 + j) - T(7);  // not exact in float
+  Kokkos::deep_copy(src, hs);
+  kstream::copy(exec, dst, src);  // LayoutRight -> LayoutLeft, converted
+  kstream::copy(exec, column, dst);  // and back, converted again, into a subview
+  auto hd = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dst);
+  auto hp = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), parent);
+  std::int64_t wrong = 0;
+  for (int i = 0; i < 37; ++i)
+    for (int j = 0; j < 45; ++j) {
+      wrong += !same_bits(hd(i, j), static_cast<O>(hs(i, j)));
+      wrong += !same_bits(hp(i, 1, j), static_cast<T>(static_cast<O>(hs(i, j))));
+      wrong += hp(i, 0, j) != T(0) || hp(i, 2, j) != T(0);  // the rest of the parent untouched
+    }
+  EXPECT_EQ(wrong, 0);
+
+  Kokkos::View<T**, Kokkos::LayoutLeft, M> copied("copied", 37, 45);
+  auto chain = kstream::record(exec, [&](kstream::Recorder<typename TypeParam::execution_space>& r) {
+    r.copy(copied, src);
+  });
+  chain.submit();
+  exec.fence();
+  auto hc = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), copied);
+  wrong = 0;
+  for (int i = 0; i < 37; ++i)
+    for (int j = 0; j < 45; ++j) wrong += !same_bits(hc(i, j), hs(i, j));
+  EXPECT_EQ(wrong, 0) << "recorded copy";
+
+  Kokkos::View<T**, Kokkos::LayoutRight, M> narrow("narrow", 37, 44);
+  const std::string mismatch = rejection([&] { kstream::copy(exec, narrow, src); });
+  for (const char* part : {"kstream::copy", "extent mismatch in dimension 1", "'src'", "'dst'"})
+    EXPECT_TRUE(mentions(mismatch, part));
+  Kokkos::View<T*, M> flat("flat", 100);
+  const std::string overlap = rejection([&] {
+    kstream::copy(exec, Kokkos::subview(flat, Kokkos::pair<int, int>(1, 51)),
+                  Kokkos::subview(flat, Kokkos::pair<int, int>(0, 50)));
+  });
+  EXPECT_TRUE(mentions(overlap, "partially overlaps"));
 }
 
 }  // namespace

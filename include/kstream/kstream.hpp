@@ -4,6 +4,7 @@
 #include <kstream/add.hpp>
 #include <kstream/along.hpp>
 #include <kstream/configuration.hpp>
+#include <kstream/copy.hpp>
 #include <kstream/fma.hpp>
 #include <kstream/low_precision.hpp>
 #include <kstream/naive.hpp>

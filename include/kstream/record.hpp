@@ -26,6 +26,7 @@
 #include <any>
 #include <kstream/add.hpp>
 #include <kstream/along.hpp>
+#include <kstream/copy.hpp>
 #include <kstream/fma.hpp>
 #include <kstream/reduce.hpp>
 #include <kstream/rows.hpp>
@@ -67,6 +68,12 @@ class Recorder {
   void transform(const TileShape& shape, const OutView& out, const Op& op, const InViews&... ins) {
     impl::transform_to(sink(), ExecSpace(), shape, out, op, ins...);
     hold(out, ins...);
+  }
+
+  template <class DstView, class SrcView>
+  void copy(const DstView& dst, const SrcView& src) {
+    impl::copy_to(sink(), ExecSpace(), dst, src);
+    hold(dst, src);
   }
 
   /// The asynchronous reductions of kstream/reduce.hpp: into rank-0 views, read after a replay has finished.
