@@ -77,6 +77,37 @@ KOKKOS_FORCEINLINE_FUNCTION void for_lanes(std::int64_t n, const Body& body) {
   const int rest = int(n - j);  // below run_lanes
   for (int l = 0; l < rest; ++l) body(j + l, l);
 }
+
+/// S sums over n adjacent elements, in compute_t lanes of at most 16 elements each before they join the
+/// accumulator_t lanes `wide` (float statistics in double at the speed of float lanes): body(j, l, sums) adds
+/// element j into sums[k][l] for each k. Lanes of few elements (a device thread's packs) fold in compute_t first,
+/// in pairs, up to 16 elements a sum. Returns how many wide lanes hold sums.
+template <class C, int S, class A, class Body>
+KOKKOS_FORCEINLINE_FUNCTION int widened_sums(std::int64_t n, A (&wide)[S][run_lanes], const Body& body) {
+  int used = 0;
+  for (std::int64_t from = 0; from < n; from += 16 * run_lanes) {
+    C sums[S][run_lanes] = {};
+    const std::int64_t m = Kokkos::min(n - from, std::int64_t(16 * run_lanes));
+    for_lanes(m, [&](std::int64_t j, int l) { body(from + j, l, sums); });
+    int kept = run_lanes;
+    for (std::int64_t per = (m + kept - 1) / kept; kept > 1 && per * 2 <= 16; kept /= 2, per *= 2) {
+      for (int k = 0; k < S; ++k)
+        for (int l = 0; l < kept / 2; ++l) sums[k][l] += sums[k][l + kept / 2];
+    }
+    used = Kokkos::max(used, kept);
+    for (int k = 0; k < S; ++k)
+      for (int l = 0; l < kept; ++l) wide[k][l] += A(sums[k][l]);
+  }
+  return used;
+}
+
+/// The larger of a and b where neither is NaN, else one of them: a device's one-instruction max (a NaN element
+/// reaches a softmax through its exponential instead).
+template <class C>
+KOKKOS_FORCEINLINE_FUNCTION C larger(C a, C b) {
+  KOKKOS_IF_ON_DEVICE((return Kokkos::fmax(a, b);))
+  KOKKOS_IF_ON_HOST((return a > b ? a : b;))
+}
 }  // namespace impl
 
 /// The running max and the sum of exp(x - max) over it (online softmax), in compute_t and accumulator_t.
@@ -98,25 +129,21 @@ struct MaxExpSum {
     s = (*this)(s, MaxExpSumState<T>{x, accumulator_t<T>(x > C(0) ? C(1) + (x - x) : C(1))});
   }
   /// n adjacent elements (a host's slice, a device thread's packs): their max, then their exponentials' sum, each
-  /// in lanes that vectorize.
+  /// in lanes that vectorize. The max passes over NaN; the NaN's exponential makes the sum NaN.
   template <class T>
   KOKKOS_INLINE_FUNCTION void add_run(MaxExpSumState<T>& s, const T* x, std::int64_t n) const {
     using C = impl::compute_t<T>;
     C most[impl::run_lanes];
     for (int l = 0; l < impl::run_lanes; ++l) most[l] = s.max;
-    impl::for_lanes(n, [&](std::int64_t j, int l) {
-      const C v = impl::compute_value(x[j]);
-      const bool larger = v > most[l], nan = v != v;
-      most[l] = (larger | nan) ? v : most[l];
-    });
+    impl::for_lanes(n, [&](std::int64_t j, int l) { most[l] = impl::larger(impl::compute_value(x[j]), most[l]); });
     C max = most[0];
-    for (int l = 1; l < impl::run_lanes; ++l) max = most[l] > max || most[l] != most[l] ? most[l] : max;
-    accumulator_t<T> sum[impl::run_lanes] = {};
-    impl::for_lanes(n, [&](std::int64_t j, int l) {
-      sum[l] += accumulator_t<T>(impl::exp_of(impl::compute_value(x[j]) - max));  // +inf: NaN, as torch
+    for (int l = 1; l < impl::run_lanes; ++l) max = impl::larger(most[l], max);
+    accumulator_t<T> wide[1][impl::run_lanes] = {};
+    const int used = impl::widened_sums<C>(n, wide, [&](std::int64_t j, int l, C (&sums)[1][impl::run_lanes]) {
+      sums[0][l] += impl::exp_of(impl::compute_value(x[j]) - max);  // +inf: NaN, as torch
     });
     s.sum = s.sum * (s.max == max ? 1 : impl::exp_of(s.max - max));
-    for (int l = 0; l < impl::run_lanes; ++l) s.sum += sum[l];
+    for (int l = 0; l < used; ++l) s.sum += wide[0][l];
     s.max = max;
   }
   /// The larger max stays (NaN wins); the other sum is scaled by exp(its max - that max), or 1 where they are equal
@@ -168,39 +195,21 @@ struct Moments {
     s.squares += d * d;
   }
   /// n adjacent elements (a host's slice, a device thread's packs) from a state that start() shifted: in compute_t
-  /// lanes that vectorize, 16 elements a sum at most before they join the accumulator_t sums.
+  /// lanes that vectorize (impl::widened_sums).
   template <class T>
   KOKKOS_INLINE_FUNCTION void add_run(MomentsState<T>& s, const T* x, std::int64_t n) const {
     using A = accumulator_t<T>;
     using C = impl::compute_t<T>;
     const C shift = C(s.shift);  // an element of the slice: exact
-    A wide_sum[impl::run_lanes] = {}, wide_squares[impl::run_lanes] = {};
-    int used = 0;  // wide lanes
-    for (std::int64_t from = 0; from < n; from += 16 * impl::run_lanes) {
-      C sum[impl::run_lanes] = {}, squares[impl::run_lanes] = {};
-      const std::int64_t m = Kokkos::min(n - from, std::int64_t(16 * impl::run_lanes));
-      impl::for_lanes(m, [&](std::int64_t j, int l) {
-        const C d = impl::compute_value(x[from + j]) - shift;
-        sum[l] += d;
-        squares[l] += d * d;
-      });
-      // Lanes of few elements (a device thread's packs) fold in compute_t first, up to 16 elements a sum.
-      int kept = impl::run_lanes;
-      for (std::int64_t per = (m + kept - 1) / kept; kept > 1 && per * 2 <= 16; kept /= 2, per *= 2) {
-        for (int l = 0; l < kept / 2; ++l) {
-          sum[l] += sum[l + kept / 2];
-          squares[l] += squares[l + kept / 2];
-        }
-      }
-      used = Kokkos::max(used, kept);
-      for (int l = 0; l < kept; ++l) {
-        wide_sum[l] += A(sum[l]);
-        wide_squares[l] += A(squares[l]);
-      }
-    }
+    A wide[2][impl::run_lanes] = {};
+    const int used = impl::widened_sums<C>(n, wide, [&](std::int64_t j, int l, C (&sums)[2][impl::run_lanes]) {
+      const C d = impl::compute_value(x[j]) - shift;
+      sums[0][l] += d;
+      sums[1][l] += d * d;
+    });
     for (int l = 0; l < used; ++l) {
-      s.sum += wide_sum[l];
-      s.squares += wide_squares[l];
+      s.sum += wide[0][l];
+      s.squares += wide[1][l];
     }
     s.count += A(n);
   }

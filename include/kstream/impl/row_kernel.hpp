@@ -24,6 +24,7 @@
 #include <kstream/impl/pack.hpp>
 #include <kstream/impl/reduce_plan.hpp>
 #include <kstream/impl/reduce_step.hpp>  // from_accumulator
+#include <kstream/impl/slots.hpp>
 #include <kstream/impl/store_policy.hpp>
 #include <kstream/low_precision.hpp>
 #include <tuple>
@@ -229,8 +230,10 @@ struct RowKernel {
     }
     return s[0];
   }
-  /// Pass 2 over a slice adjacent in x (packed), x from `cache` where given; out stored a pack at once where its
-  /// packs line up with x's.
+  /// Pass 2 over a slice adjacent in x (packed), x from `cache` where given. Where out lines up with x (unit
+  /// stride, a pack boundary at `head`, x's type) and the parameters run at unit stride with x's element size, out
+  /// is stored in whole packs in a loop of its own (inside the general loop, the compiler split them into element
+  /// stores), a parameter read in packs where its packs line up too; else an element at a time.
   template <class Row, std::size_t... I>
   KOKKOS_INLINE_FUNCTION void write_packs(const std::int64_t (&base)[K], std::int64_t head, std::int64_t first,
                                           std::int64_t by, const Row& row, const T* cache,
@@ -240,8 +243,35 @@ struct RowKernel {
     };
     const std::int64_t packs = (length - head) / W, tail = head + packs * W;
     const V* in = reinterpret_cast<const V*>((cache != nullptr ? cache : x + base[0]) + head);
-    [[maybe_unused]] const bool whole = std::is_same_v<O, T> && along[1] == 1 && head_of(out + base[1]) == head;
-    for (std::int64_t i = first; i < packs; i += InFlight * by) {
+    bool whole = false;
+    if constexpr (std::is_same_v<O, T> && ((sizeof(P) == sizeof(T)) && ...)) {
+      whole = along[1] == 1 && head_of(out + base[1]) == head && ((along[2 + I] == 1) && ...);
+      if (whole) {
+        [[maybe_unused]] const bool lined[sizeof...(P) + 1] = {head_of(parameter<I>() + base[2 + I]) == head...};
+        const auto parameter_pack = [&](auto index, std::int64_t k) {  // pack k of parameter `index`
+          constexpr std::size_t J = decltype(index)::value;
+          using Q = std::tuple_element_t<J, std::tuple<P...>>;
+          const Q* at = parameter<J>() + base[2 + J] + head;
+          if (lined[J]) return reinterpret_cast<const Pack<Q, W>*>(at)[k];
+          Pack<Q, W> q;
+          KSTREAM_DEVICE_UNROLL
+          for (int e = 0; e < W; ++e) q.lane[e] = at[k * W + e];
+          return q;
+        };
+        V* to = reinterpret_cast<V*>(out + base[1] + head);
+        for (std::int64_t i = first; i < packs; i += by) {  // a pack at a time: more in flight spilled registers
+          const V v = in[i];
+          [[maybe_unused]] const Slots<std::index_sequence_for<P...>, Pack<P, W>...> w{
+              {parameter_pack(std::integral_constant<std::size_t, I>{}, i)}...};
+          V r;
+          KSTREAM_DEVICE_UNROLL
+          for (int e = 0; e < W; ++e)
+            r.lane[e] = from_accumulator<O>(op(compute_value(v.lane[e]), row, compute_value(get<I>(w).lane[e])...));
+          to[i] = r;
+        }
+      }
+    }
+    for (std::int64_t i = first; i < packs && !whole; i += InFlight * by) {
       V v[InFlight];
       KSTREAM_DEVICE_UNROLL
       for (int l = 0; l < InFlight; ++l)
@@ -250,15 +280,6 @@ struct RowKernel {
       for (int l = 0; l < InFlight; ++l) {
         if (i + l * by >= packs) continue;
         const std::int64_t j = head + (i + l * by) * W;
-        if constexpr (std::is_same_v<O, T>) {
-          if (whole) {
-            V r;
-            KSTREAM_DEVICE_UNROLL
-            for (int e = 0; e < W; ++e) r.lane[e] = element(v[l].lane[e], j + e);
-            *reinterpret_cast<V*>(out + base[1] + j) = r;
-            continue;
-          }
-        }
         KSTREAM_DEVICE_UNROLL
         for (int e = 0; e < W; ++e) out[offset(base, j + e, 1)] = element(v[l].lane[e], j + e);
       }
