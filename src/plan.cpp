@@ -278,16 +278,27 @@ void plan_device_general(const CallFacts& c, Plan& p) {
     for (int d = 0; d < g.dims; ++d) last += (g.extents[d] - 1) * g.stride(ops[k], d);
     p.wide_indices = p.wide_indices || last > INT32_MAX;
   }
+  if (p.wide_indices) return;
   p.cross_dim = cross_dimension(c, g);
   if (p.cross_dim < 0) return;
-  const std::int64_t padded = round_up(g.extents[0], general_tile_inner) *
-                              round_up(g.extents[p.cross_dim], general_tile_cross) *
-                              (p.league / g.extents[0] / g.extents[p.cross_dim]);
-  if (padded > INT32_MAX) {  // the untiled order then (64-bit indices)
+  const std::int64_t tiles = round_up(g.extents[0], transpose_tile) / transpose_tile *
+                             (round_up(g.extents[p.cross_dim], transpose_tile) / transpose_tile) *
+                             (p.league / g.extents[0] / g.extents[p.cross_dim]);
+  if (tiles > INT_MAX) {  // more teams than a TeamPolicy holds: the untiled order
     p.cross_dim = -1;
     return;
   }
-  p.league = padded;
+  p.league = tiles;
+  p.team_size = transpose_team;
+  // The inputs along the cross dimension go through scratch, in order, while the team's scratch holds them.
+  std::int64_t scratch = 0;
+  for (int k = 1; k < ops.count(); ++k) {
+    const std::int64_t bytes = std::int64_t(transpose_tile) * (transpose_tile + 1) * ops[k].element_bytes + 16;
+    if (g.stride(ops[k], 0) != 1 && g.stride(ops[k], p.cross_dim) == 1 && scratch + bytes <= c.scratch_bytes) {
+      p.staged |= 1u << (k - 1);
+      scratch += bytes;
+    }
+  }
 }
 
 /// Several dimensions on a host: tiles of the flattened index, each one thread's walk row by row.

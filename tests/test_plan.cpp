@@ -291,8 +291,9 @@ constexpr int cdna_wavefront = 64;
 constexpr std::int64_t mi250x_cache = std::int64_t(8) << 20;
 
 impl::Plan plan_nd(const Operand& out, const std::vector<Operand>& ins, bool device = true,
-                   TileShape shape = device_default, int warp_size = 32) {
+                   TileShape shape = device_default, int warp_size = 32, std::int64_t scratch_bytes = 0) {
   impl::CallFacts c;
+  c.scratch_bytes = scratch_bytes;
   c.label = "test";
   c.device = device;
   c.threads = 16;
@@ -366,7 +367,9 @@ TEST(Plan, InteriorsRunAsPackedRowsOnDevices) {
   EXPECT_EQ(impl::plan_name(t), "general");
   EXPECT_FALSE(t.wide_indices);
   EXPECT_EQ(t.cross_dim, 2) << "tiles of the output's rows and the input's (the output's outermost dimension)";
-  EXPECT_EQ(t.league, 128 * 104 * 100) << "whole tiles of 32 x 8";
+  EXPECT_EQ(t.league, 4 * 4 * 100) << "tiles of 32 x 32: 100 in 4 along each of the two";
+  EXPECT_EQ(t.team_size, 256);
+  EXPECT_EQ(t.staged, 0u) << "no team scratch in these facts: the input is read from memory";
   const Plan strided_rows = plan_nd(tensor<3>(4, small, {10000, 100, 1}), {tensor<3>(4, small, {60000, 600, 2})});
   EXPECT_EQ(impl::plan_name(strided_rows), "general");
   EXPECT_EQ(strided_rows.cross_dim, -1) << "no input runs along another dimension";
@@ -395,6 +398,23 @@ TEST(Plan, RowsTakeWholeWavefrontsOnHipDevices) {
   const Operand shorter = tensor<2>(4, {1000, 200}, {208, 1});
   EXPECT_EQ(impl::plan_name(plan_nd(shorter, {shorter})), "packed rows");
   EXPECT_EQ(impl::plan_name(plan_nd(shorter, {shorter}, true, device_default, cdna_wavefront)), "general");
+}
+
+TEST(Plan, DeviceTilesStageTheInputsAlongTheCrossDimensionWhileScratchHolds) {
+  // out runs along the 300 extent; in0 with it, in1..in7 along the 1000 extent (a transpose of each).
+  const std::array<std::int64_t, 2> e{1000, 300};
+  const Operand out = tensor<2>(8, e, {300, 1}), left = tensor<2>(8, e, {1, 1000});
+  const std::vector<Operand> ins{out, left, left, left, left, left, left, left};
+  const Plan cuda = plan_nd(out, ins, true, device_default, 32, 48 << 10);
+  EXPECT_EQ(impl::plan_name(cuda), "general");
+  EXPECT_EQ(cuda.cross_dim, 1);
+  EXPECT_EQ(cuda.league, 10 * 32) << "300 in 10 tiles of 32, 1000 in 32";
+  EXPECT_EQ(cuda.staged, 0b111110u) << "32 x 33 doubles and 16 bytes of alignment each: five in 48 KiB";
+  const Plan mi250x = plan_nd(out, ins, true, device_default, cdna_wavefront, 64 << 10);
+  EXPECT_EQ(mi250x.staged, 0b11111110u) << "seven in 64 KiB";
+  const Plan floats = plan_nd(tensor<2>(4, e, {300, 1}), {tensor<2>(4, e, {1, 1000})}, true, device_default, 32,
+                              48 << 10);
+  EXPECT_EQ(floats.staged, 1u);
 }
 
 TEST(Plan, HostCallsOfSeveralDimensionsWalkTilesOfTheFlattenedIndex) {

@@ -131,6 +131,61 @@ TYPED_TEST(RankCallsTest, CopyBetweenEveryPairOfMappings) {
   }
 }
 
+/// op over the views through the tiles of a CUDA device's plan with `scratch` bytes of team scratch, run on exec
+/// (hosts: a thread a team); false, and nothing run, where that plan does not tile.
+template <class Exec, class Op, class Out, class... Ins>
+bool device_tiles(const Exec& exec, std::int64_t scratch, const Op& op, const Out& out, const Ins&... ins) {
+  const impl::Operand in_operands[] = {impl::operand_of(ins)...};
+  impl::CallFacts c;
+  c.label = "device tiles";
+  c.device = true;
+  c.scratch_bytes = scratch;
+  c.shape = TileShape{256, 1, 1};
+  c.out = impl::operand_of(out);
+  c.ins = in_operands;
+  c.inputs = int(sizeof...(Ins));
+  const impl::Plan p = impl::plan(c);
+  if (p.cross_dim < 0) return false;
+  impl::launch_general_tiles<impl::LaunchNow, Exec, Op, typename Out::value_type,
+                             typename Ins::non_const_value_type...>(impl::LaunchNow{}, c.label, exec, p, op, c.out,
+                                                                    in_operands);
+  return true;
+}
+
+// The device's tiles (an input along another dimension than out's innermost: transposes, mixed layouts), on every
+// backend: every pair of mappings of ranks 2 to 4, edges of every size, one input and three (some through scratch,
+// some read directly), with 48 KiB of scratch and none.
+TYPED_TEST(RankCallsTest, DeviceTilesOnEveryPairOfMappings) {
+  using T = typename TypeParam::value_type;
+  int tiled = 0;
+  for (const Extents& extents : {Extents{37, 70}, Extents{5, 33, 40}, Extents{64, 3, 2, 31}}) {
+    const auto list = standard_mappings(extents);
+    for (const std::int64_t scratch : {std::int64_t(48) << 10, std::int64_t(0)}) {
+      const auto copy = [&](auto exec, auto o, auto x) {
+        if (device_tiles(exec, scratch, impl::ConvertTo<T>{}, o, x)) return ++tiled, void();
+        kstream::copy(exec, o, x);
+      };
+      const auto fma = [&](auto exec, auto o, auto a, auto b, auto c) {
+        if (device_tiles(exec, scratch, impl::FusedMultiplyAdd{}, o, a, b, c)) return ++tiled, void();
+        kstream::fma(exec, a, b, c, o);
+      };
+      for (const auto& to : list)
+        for (const auto& from : list) {
+          EXPECT_EQ((run_tensor_case<TypeParam, 1, Ranks<2, 3, 4>>(extents, std::array<Mapping, 2>{to, from}, copy,
+                                                                   [](T v) { return v; })),
+                    "")
+              << "copy, scratch " << scratch << ", " << describe(std::array<Mapping, 2>{to, from});
+          const std::array<Mapping, 4> maps{to, from, to, list[(&from - list.data() + 1) % list.size()]};
+          EXPECT_EQ((run_tensor_case<TypeParam, 3, Ranks<2, 3, 4>>(extents, maps, fma,
+                                                                   [](T a, T b, T c) { return std::fma(a, b, c); })),
+                    "")
+              << "fma, scratch " << scratch << ", " << describe(maps);
+        }
+    }
+  }
+  EXPECT_GT(tiled, 300) << "the plan tiles the pairs whose input runs along another dimension";
+}
+
 // kstream::copy between Kokkos layout types and a subview, with a conversion (float <-> double) and recorded; its
 // errors.
 TYPED_TEST(RankCallsTest, CopyAcrossLayoutTypesConversionsRecordingAndErrors) {

@@ -9,7 +9,8 @@
 // Values: the same type, or a conversion between floating-point types (float, double, half_t, bhalf_t): rounded as
 // static_cast, 16-bit types through float (kstream/low_precision.hpp). Other pairs do not compile.
 // Errors (std::invalid_argument): extents that differ (the message names the dimension), dst partly overlapping
-// src, a dst with stride 0; dst == src is a copy onto itself. Same layout and a contiguous span: the flat path.
+// src, a dst with stride 0; dst == src is a copy onto itself. Same layout and a contiguous span: the flat path;
+// between layouts on a device, tiles through team scratch (docs/engine.md, "Layout changes through team scratch").
 #include <kstream/low_precision.hpp>
 #include <kstream/transform.hpp>
 #include <type_traits>

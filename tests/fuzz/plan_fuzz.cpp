@@ -213,13 +213,22 @@ void check_elementwise(Call& c, const CallFacts& facts) {
         for (int k = 1; k < K; ++k) in[k - 1] = c.at(k, offset[k]);
         c.touch(c.at(0, offset[0]), in);
       };
-      if (facts.device && p.cross_dim >= 0) {  // tiles of the innermost and the cross dimension
-        CHECK(!p.wide_indices && p.league >= g.size() && p.league < (std::int64_t(1) << 31), p.league);
-        CHECK(p.league % (general_tile_inner * general_tile_cross) == 0, p.league);
+      if (facts.device && p.cross_dim >= 0) {  // square tiles of the innermost and the cross dimension, a team each
+        CHECK(!p.wide_indices && p.league < (std::int64_t(1) << 31) && p.team_size == transpose_team, p.league);
+        for (int k = 1; k < N; ++k)  // only inputs along the cross dimension go through scratch
+          CHECK(!(p.staged >> (k - 1) & 1) || (g.stride(*list[k], p.cross_dim) == 1 && g.stride(*list[k], 0) != 1), k);
         const TiledCoordinates<N> tiled(g, p.cross_dim, list);
-        for (std::int64_t i = 0; i < p.league; ++i) {
-          std::int64_t offset[N];
-          if (tiled.offsets(std::uint32_t(i), offset)) visit(offset);
+        for (std::int64_t t = 0; t < p.league; ++t) {
+          std::int64_t origin[N];
+          int inner = 0, cross = 0;
+          tiled.tile(std::uint32_t(t), origin, inner, cross);
+          CHECK(inner >= 1 && inner <= transpose_tile && cross >= 1 && cross <= transpose_tile, inner, cross);
+          for (int j = 0; j < cross; ++j)
+            for (int i = 0; i < inner; ++i) {
+              std::int64_t offset[N];
+              for (int k = 0; k < N; ++k) offset[k] = origin[k] + tiled.at(k, i, j);
+              visit(offset);
+            }
         }
       } else if (facts.device) {
         CHECK(p.league == g.size(), p.league);
@@ -586,6 +595,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   facts.inputs = inputs;
   facts.warp_size =
       in.next(2) ? 64 : 32;  // a CUDA warp or a CDNA wavefront (read last: older inputs keep their meaning)
+  facts.scratch_bytes = device ? (facts.warp_size == 64 ? 64 : 48) << 10 : 0;  // an MI250X's, an H200's
   check_elementwise(c, facts);
   // A reduction of the inputs along a random set of dimensions into the output's kept dimensions (read last).
   ReducedDims reduced;

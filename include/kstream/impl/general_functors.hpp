@@ -3,7 +3,9 @@
 // not run as device rows (tiled_functor.hpp):
 //   GeneralFunctor   device: one element per index of a RangePolicy over the flattened space, its coordinates
 //                    from divisions precomputed on the host (Coordinates: 32-bit index math where the plan
-//                    allows; Strides: 64-bit; TiledCoordinates: tiles of two dimensions, for mixed layouts);
+//                    allows; Strides: 64-bit);
+//   TileFunctor      device, an input along another dimension than the output's innermost (transposes, mixed
+//                    layouts): a team per tile of two dimensions (TiledCoordinates), those inputs through scratch;
 //   HostWalkFunctor  host: tiles of the flattened index, each one thread's walk along its rows (a contiguous row
 //                    is a plain vectorized loop, with streaming stores where the plan says).
 #include <Kokkos_Core.hpp>
@@ -20,8 +22,7 @@
 
 namespace kstream::impl {
 
-/// Index: Coordinates, TiledCoordinates (32-bit index math) or Strides (64-bit), each index's offsets in every
-/// operand.
+/// Index: Coordinates (32-bit index math) or Strides (64-bit), each index's offsets in every operand.
 template <class Index, class Op, class OutT, class... InTs>
 struct GeneralFunctor : OpField<Op> {
   static constexpr int K = 1 + int(sizeof...(InTs));
@@ -34,17 +35,96 @@ struct GeneralFunctor : OpField<Op> {
 
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
     std::int64_t offset[K];
-    if constexpr (std::is_same_v<decltype(index.offsets(i, offset)), bool>) {
-      if (!index.offsets(std::uint32_t(i), offset)) return;  // a tile's padding
-    } else {
-      index.offsets(i, offset);
-    }
+    index.offsets(i, offset);
     apply(offset, Seq{});
   }
 
   template <std::size_t... Is>
   KOKKOS_FORCEINLINE_FUNCTION void apply(const std::int64_t (&offset)[K], std::index_sequence<Is...>) const {
     at.out[offset[0]] = this->operation()(get<Is>(at.in)[offset[Is + 1]]...);
+  }
+};
+
+/// A team per tile of transpose_tile x transpose_tile elements (kstream/impl/plan.hpp, cross_dim): each staged
+/// input (plan's `staged`) is read along the cross dimension, its contiguous one, into scratch; after the barrier
+/// out is written along its innermost, the staged inputs read across their scratch rows (one element of padding a
+/// row: a warp's lanes in different banks) and the others from memory. Any team size: thread r takes elements r,
+/// r + team size, ... of the tile, Ahead of them at once (loads in flight before any store).
+template <class Team, class Op, class OutT, class... InTs>
+struct TileFunctor : OpField<Op> {
+  static constexpr int K = 1 + int(sizeof...(InTs)), E = transpose_tile, Pitch = E + 1, Ahead = 4;
+  using Seq = std::index_sequence_for<InTs...>;
+  Bases<Seq, OutT, InTs...> at;
+  TiledCoordinates<K> index;
+  std::uint32_t staged = 0;
+
+  TileFunctor(const Op& op, const Bases<Seq, OutT, InTs...>& at_, const TiledCoordinates<K>& index_,
+              std::uint32_t staged_)
+      : OpField<Op>(op), at(at_), index(index_), staged(staged_) {}
+
+  /// Team scratch for the staged inputs.
+  std::size_t scratch_bytes() const {
+    std::size_t bytes = 0;
+    std::size_t k = 0;
+    ((bytes += (staged >> k++ & 1) ? sizeof(InTs) * E * Pitch + 16 : 0), ...);
+    return bytes;
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Team& team) const { run(team, Seq{}); }
+
+ private:
+  template <std::size_t... Is>
+  KOKKOS_INLINE_FUNCTION void run(const Team& team, std::index_sequence<Is...>) const {
+    std::int64_t origin[K];
+    int inner = 0, cross = 0;
+    index.tile(std::uint32_t(team.league_rank()), origin, inner, cross);
+    const int rank = team.team_rank(), size = team.team_size();
+    const auto scratch = team.team_scratch(0);
+    const Slots<Seq, InTs*...> tiles{
+        {(staged >> Is & 1) ? static_cast<InTs*>(scratch.get_shmem_aligned(sizeof(InTs) * E * Pitch, 16))
+                            : nullptr}...};
+    if (staged != 0) {
+      for (int first = rank; first < E * E; first += Ahead * size) {  // along the cross dimension: c fastest
+        (stage<Is>(get<Is>(tiles), origin[Is + 1], first, size, inner, cross), ...);
+      }
+      team.team_barrier();
+    }
+    for (int first = rank; first < E * E; first += Ahead * size) {  // along out's innermost: i fastest
+      Slots<Seq, InTs...> v[Ahead];
+      KSTREAM_DEVICE_UNROLL
+      for (int a = 0; a < Ahead; ++a) {
+        const int e = first + a * size, i = e % E, c = e / E;
+        if (e < E * E && i < inner && c < cross)
+          ((get<Is>(v[a]) = get<Is>(tiles) != nullptr ? get<Is>(tiles)[i * Pitch + c]
+                                                       : get<Is>(at.in)[origin[Is + 1] + index.at(Is + 1, i, c)]),
+           ...);
+      }
+      KSTREAM_DEVICE_UNROLL
+      for (int a = 0; a < Ahead; ++a) {
+        const int e = first + a * size, i = e % E, c = e / E;
+        if (e < E * E && i < inner && c < cross)
+          at.out[origin[0] + index.at(0, i, c)] = this->operation()(get<Is>(v[a])...);
+      }
+    }
+  }
+
+  /// Input I's elements first, first + size, ... (Ahead of them) of the tile into its scratch (none where it is not
+  /// staged).
+  template <std::size_t I, class T>
+  KOKKOS_FORCEINLINE_FUNCTION void stage(T* tile, std::int64_t origin, int first, int size, int inner,
+                                         int cross) const {
+    if (tile == nullptr) return;
+    T v[Ahead];
+    KSTREAM_DEVICE_UNROLL
+    for (int a = 0; a < Ahead; ++a) {
+      const int e = first + a * size, c = e % E, i = e / E;
+      if (e < E * E && i < inner && c < cross) v[a] = get<I>(at.in)[origin + index.at(int(I) + 1, i, c)];
+    }
+    KSTREAM_DEVICE_UNROLL
+    for (int a = 0; a < Ahead; ++a) {
+      const int e = first + a * size, c = e % E, i = e / E;
+      if (e < E * E && i < inner && c < cross) tile[i * Pitch + c] = v[a];
+    }
   }
 };
 

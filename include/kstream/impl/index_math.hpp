@@ -69,10 +69,9 @@ struct Coordinates {
   }
 };
 
-/// A general call's index in tiles (kstream/impl/plan.hpp, cross_dim): index i holds lane i % 32 of the innermost
-/// dimension and row (i / 32) % 8 of the cross dimension within tile i / 256; the tiles go over the innermost's,
-/// the cross dimension's, then the other dimensions' in order. False where the element lies past the extents (the
-/// last tiles' padding). 32-bit index math.
+/// A general call's tiles (kstream/impl/plan.hpp, cross_dim): transpose_tile elements of the innermost dimension
+/// by transpose_tile of the cross dimension; the tiles go over the innermost's, the cross dimension's, then the
+/// other dimensions' in order. 32-bit strides.
 template <int K>
 struct TiledCoordinates {
   std::uint32_t inner_extent = 1, cross_extent = 1;
@@ -84,8 +83,8 @@ struct TiledCoordinates {
   TiledCoordinates(const Geometry& g, int cross, const Operand* const (&operands)[K])
       : inner_extent(std::uint32_t(g.extents[0])),
         cross_extent(std::uint32_t(g.extents[cross])),
-        inner_tiles(std::uint32_t((g.extents[0] + general_tile_inner - 1) / general_tile_inner)),
-        cross_tiles(std::uint32_t((g.extents[cross] + general_tile_cross - 1) / general_tile_cross)) {
+        inner_tiles(std::uint32_t((g.extents[0] + transpose_tile - 1) / transpose_tile)),
+        cross_tiles(std::uint32_t((g.extents[cross] + transpose_tile - 1) / transpose_tile)) {
     Geometry others;  // the remaining dimensions, innermost first
     for (int d = 1; d < g.dims; ++d) {
       if (d == cross) continue;
@@ -99,20 +98,24 @@ struct TiledCoordinates {
     }
   }
 
-  KOKKOS_FORCEINLINE_FUNCTION bool offsets(std::uint32_t i, std::int64_t (&offset)[K]) const {
-    constexpr int lanes = general_tile_inner, rows = general_tile_cross;
-    std::uint32_t tile = i / (lanes * rows);
-    const std::uint32_t next = inner_tiles.quotient(tile);
-    const std::uint32_t inner = (tile - next * inner_tiles.divisor) * lanes + i % lanes;
-    tile = next;
-    const std::uint32_t beyond = cross_tiles.quotient(tile);
-    const std::uint32_t cross = (tile - beyond * cross_tiles.divisor) * rows + (i / lanes) % rows;
-    if (inner >= inner_extent || cross >= cross_extent) return false;
-    rest.offsets(beyond, offset);
+  /// Tile t: its first element's offsets in every operand, and its elements inside the extents along the
+  /// innermost (inner) and the cross dimension (cross), each at most transpose_tile.
+  KOKKOS_FORCEINLINE_FUNCTION void tile(std::uint32_t t, std::int64_t (&origin)[K], int& inner, int& cross) const {
+    const std::uint32_t next = inner_tiles.quotient(t);
+    const std::uint32_t first_inner = (t - next * inner_tiles.divisor) * transpose_tile;
+    const std::uint32_t beyond = cross_tiles.quotient(next);
+    const std::uint32_t first_cross = (next - beyond * cross_tiles.divisor) * transpose_tile;
+    rest.offsets(beyond, origin);
     KSTREAM_DEVICE_UNROLL
     for (int k = 0; k < K; ++k)
-      offset[k] += std::int64_t(inner) * inner_stride[k] + std::int64_t(cross) * cross_stride[k];
-    return true;
+      origin[k] += std::int64_t(first_inner) * inner_stride[k] + std::int64_t(first_cross) * cross_stride[k];
+    const std::uint32_t inner_left = inner_extent - first_inner, cross_left = cross_extent - first_cross;
+    inner = int(inner_left < transpose_tile ? inner_left : transpose_tile);
+    cross = int(cross_left < transpose_tile ? cross_left : transpose_tile);
+  }
+  /// Element (i, c) of a tile (i along the innermost, c along the cross dimension) in operand k, from its origin.
+  KOKKOS_FORCEINLINE_FUNCTION std::int64_t at(int k, int i, int c) const {
+    return std::int64_t(i) * inner_stride[k] + std::int64_t(c) * cross_stride[k];
   }
 };
 

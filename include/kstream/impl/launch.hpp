@@ -63,6 +63,7 @@ Plan plan_on(const char* label, const ExecSpace& exec, const TileShape& shape, [
   call.threads = call.device ? 1 : exec.concurrency();
   call.cache_bytes = device_cache_bytes(exec);
   call.warp_size = device_warp_size<ExecSpace>();
+  if constexpr (is_device_execution_space_v<ExecSpace>) call.scratch_bytes = Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0);
   call.shape = shape;
   call.default_shape = shape == default_tile_shape<ExecSpace>();
   call.out = out;
@@ -237,6 +238,24 @@ void launch_flat(const Sink& sink, const char* label, const ExecSpace& exec, con
   throw std::logic_error(std::string(label) + ": no one-dimension kernel for the " + plan_name(p) + " plan");
 }
 
+/// A general plan with a cross dimension to its tiles (TileFunctor): a team per tile, of the plan's team size on a
+/// device (one thread on a host: the tests run the device kernel there), scratch for the staged inputs.
+template <class Sink, class ExecSpace, class Op, class OutT, class... InTs>
+void launch_general_tiles(const Sink& sink, const char* label, const ExecSpace& exec, const Plan& p, const Op& op,
+                          const Operand& out, const Operand* ins) {
+  constexpr int K = 1 + int(sizeof...(InTs));
+  const Operand* operands[K];
+  operands[0] = &out;
+  for (int k = 1; k < K; ++k) operands[k] = &ins[k - 1];
+  using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<transpose_team>>;
+  const TileFunctor<typename Policy::member_type, Op, OutT, InTs...> functor(
+      op, bases_of<OutT, InTs...>(out, ins, std::index_sequence_for<InTs...>{}),
+      TiledCoordinates<K>(p.geometry, p.cross_dim, operands), p.staged);
+  Policy policy(exec, int(p.league), is_device_execution_space_v<ExecSpace> ? p.team_size : 1);
+  policy.set_scratch_size(0, Kokkos::PerTeam(functor.scratch_bytes()));
+  sink(label, policy, functor);
+}
+
 /// A plan of several dimensions to its kernel: device rows (packed rows with one pack in flight per thread and
 /// round, as the other row strategies) or general, host tiles walked row by row.
 template <class Sink, class ExecSpace, class Op, class OutT, class... InTs>
@@ -283,13 +302,8 @@ void launch_ranked(const Sink& sink, const char* label, const ExecSpace& exec, c
         if (p.wide_indices)
           return sink(label, policy,
                       GeneralFunctor<Strides<K>, Op, OutT, InTs...>{op, at, Strides<K>(p.geometry, operands)});
-        if (p.cross_dim >= 0)  // blocks of 256 indices: each tile in one team
-          return sink(
-              label,
-              Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>,
-                                  Kokkos::LaunchBounds<general_tile_inner * general_tile_cross>>(exec, 0, p.league),
-              GeneralFunctor<TiledCoordinates<K>, Op, OutT, InTs...>{
-                  op, at, TiledCoordinates<K>(p.geometry, p.cross_dim, operands)});
+        if (p.cross_dim >= 0)
+          return launch_general_tiles<Sink, ExecSpace, Op, OutT, InTs...>(sink, label, exec, p, op, out, ins);
         return sink(label, policy,
                     GeneralFunctor<Coordinates<K, max_rank>, Op, OutT, InTs...>{
                         op, at, Coordinates<K, max_rank>(p.geometry, operands, 0)});

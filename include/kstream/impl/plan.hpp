@@ -101,9 +101,11 @@ void sort_dimensions(int* order, int count, const Before& before) {
 Geometry normalize(const Operand& first, const Operand* rest, int rest_count);
 
 /// A device general call whose inputs do not all run along the output's innermost dimension goes in tiles of
-/// general_tile_inner elements along it (a warp's stores, adjacent) by general_tile_cross along an input's own
-/// innermost dimension (that input's warp loads: one 32-byte sector of floats each, used whole within the tile).
-inline constexpr int general_tile_inner = 32, general_tile_cross = 8;
+/// transpose_tile x transpose_tile elements (the output's innermost by the cross dimension), a team of
+/// transpose_team threads each: an input that runs along the cross dimension is read along it into team scratch
+/// (rows padded by one element against bank conflicts), and out is written along its innermost from there, so
+/// that every global read and write runs along its operand's contiguous dimension.
+inline constexpr int transpose_tile = 32, transpose_team = 256;
 /// A host general call of that kind walks blocks of host_block_inner elements along the output's innermost
 /// dimension by host_block_cross along the input's: the input's cache lines (16 floats) are read whole from L1
 /// while the block's rows go by, where the output's order alone reads one element of each line per row.
@@ -121,6 +123,7 @@ struct CallFacts {
   int threads = 1;                ///< host: the space's concurrency
   std::int64_t cache_bytes = 0;   ///< device: bytes of its last-level cache (0 where unknown)
   int warp_size = 32;             ///< device: threads that issue together (a CUDA warp 32, a CDNA wavefront 64)
+  std::int64_t scratch_bytes = 0;  ///< device: team scratch (level 0) a team may take
   TileShape shape{};
   bool default_shape = true;  ///< shape is the space's default_tile_shape
   Operand out{};
@@ -134,9 +137,10 @@ struct Plan {
   std::int64_t rows = 1;      ///< rows of geometry.extents[0] elements the strategy runs over (1: one dimension)
   bool wide_indices = false;  ///< general: 64-bit index math (the count or a span does not fit 31 bits)
   std::int8_t cross_dim = -1;  ///< general: the dimension tiled with the innermost (an input's innermost), on a
-                               ///< device general_tile_inner x general_tile_cross per tile, on a host in blocks of
+                               ///< device transpose_tile x transpose_tile a team (league: tiles), on a host in blocks of
                                ///< host_block_inner x host_block_cross (body_items counts blocks); -1: in the
                                ///< flattened order
+  std::uint32_t staged = 0;  ///< device tiles: bit k - 1 set for each input k read through team scratch
   Strategy strategy = Strategy::strided;
   std::int64_t head = 0;        ///< scalars before the body (packed, shifted)
   std::int64_t body_items = 0;  ///< items the tiles cover (rows: in each row)
