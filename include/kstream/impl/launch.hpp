@@ -63,7 +63,8 @@ Plan plan_on(const char* label, const ExecSpace& exec, const TileShape& shape, [
   call.threads = call.device ? 1 : exec.concurrency();
   call.cache_bytes = device_cache_bytes(exec);
   call.warp_size = device_warp_size<ExecSpace>();
-  if constexpr (is_device_execution_space_v<ExecSpace>) call.scratch_bytes = Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0);
+  if constexpr (is_device_execution_space_v<ExecSpace>)
+    call.scratch_bytes = Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0);
   call.shape = shape;
   call.default_shape = shape == default_tile_shape<ExecSpace>();
   call.out = out;

@@ -137,9 +137,9 @@ struct Plan {
   std::int64_t rows = 1;      ///< rows of geometry.extents[0] elements the strategy runs over (1: one dimension)
   bool wide_indices = false;  ///< general: 64-bit index math (the count or a span does not fit 31 bits)
   std::int8_t cross_dim = -1;  ///< general: the dimension tiled with the innermost (an input's innermost), on a
-                               ///< device transpose_tile x transpose_tile a team (league: tiles), on a host in blocks of
-                               ///< host_block_inner x host_block_cross (body_items counts blocks); -1: in the
-                               ///< flattened order
+                               ///< device transpose_tile x transpose_tile a team (league: tiles), on a host in
+                               ///< blocks of host_block_inner x host_block_cross (body_items counts blocks); -1: in
+                               ///< the flattened order
   std::uint32_t staged = 0;  ///< device tiles: bit k - 1 set for each input k read through team scratch
   Strategy strategy = Strategy::strided;
   std::int64_t head = 0;        ///< scalars before the body (packed, shifted)
