@@ -10,11 +10,14 @@ KSTREAM_ND_RANK(extern, 3)
 KSTREAM_ND_RANK(extern, 4)
 KSTREAM_ND_RANK(extern, 5)
 KSTREAM_ND_RANK(extern, 6)
+KSTREAM_ND_BF16(extern, 2)
+KSTREAM_ND_BF16(extern, 3)
 
 namespace nd {
 
 template <class Exec, class T>
 void register_type(const std::string& type_name, std::int64_t max_n, double min_time) {
+  constexpr bool bf16 = is_low_precision_v<T>;  // GPU builds: ranks 2 and 3 only
   std::vector<int> sizes;
   for (const int bits : {24, 27})
     if ((std::int64_t(1) << bits) <= max_n) sizes.push_back(bits);
@@ -30,7 +33,7 @@ void register_type(const std::string& type_name, std::int64_t max_n, double min_
     for (const NdCase& c : list) {
       switch (c.rank) {
         case 1:
-          register_case<Exec, T, 1>(type_name, c, capacity, min_time);
+          if constexpr (!bf16) register_case<Exec, T, 1>(type_name, c, capacity, min_time);
           break;
         case 2:
           register_case<Exec, T, 2>(type_name, c, capacity, min_time);
@@ -39,13 +42,13 @@ void register_type(const std::string& type_name, std::int64_t max_n, double min_
           register_case<Exec, T, 3>(type_name, c, capacity, min_time);
           break;
         case 4:
-          register_case<Exec, T, 4>(type_name, c, capacity, min_time);
+          if constexpr (!bf16) register_case<Exec, T, 4>(type_name, c, capacity, min_time);
           break;
         case 5:
-          register_case<Exec, T, 5>(type_name, c, capacity, min_time);
+          if constexpr (!bf16) register_case<Exec, T, 5>(type_name, c, capacity, min_time);
           break;
         case 6:
-          register_case<Exec, T, 6>(type_name, c, capacity, min_time);
+          if constexpr (!bf16) register_case<Exec, T, 6>(type_name, c, capacity, min_time);
           break;
         default:
           break;
@@ -60,6 +63,9 @@ template <class Exec>
 void register_rank_n(std::int64_t max_n, double min_time) {
   nd::register_type<Exec, float>("float", max_n, min_time);
   nd::register_type<Exec, double>("double", max_n, min_time);
+#if defined(KSTREAM_BENCH_GPU)
+  nd::register_type<Exec, Kokkos::Experimental::bhalf_t>("bf16", max_n, min_time);
+#endif
 }
 
 #define KSTREAM_SUITE_RANK_N(Exec) template void register_rank_n<Exec>(std::int64_t, double);

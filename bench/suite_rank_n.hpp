@@ -1,14 +1,16 @@
 // The suite's views of several dimensions, in their own file (a parallel CUDA build compiles it beside the others):
 // Kokkos' MDRange stream set (copy, add, triad, fma on ranks 1 to 6 of one total size, LayoutRight and LayoutLeft),
 // interiors of halo'd rank-2 and rank-3 fields (odd inner extents among them), a padded view, a transposed operand
-// (out = x^T + y) and mismatched layouts; dot and the fused update-and-norm on rank-3 interiors.
+// (out = x^T + y, and its copy out = x^T) and mismatched layouts; dot and the fused update-and-norm on rank-3 interiors.
 //
 // Names: op/variant/type/backend/nd-<case>/n, n the case's elements. Variants: tiled (kstream on the case's views),
 // flat (kstream's rank-1 call on n contiguous elements at the start of the same allocations: the rank-1 speed on
 // the same bytes), mdrange (an MDRangePolicy<Rank<r>> functor over the multi-index, Kokkos' default iteration; a
 // RangePolicy at rank 1), mdrange_matched (iteration matched to the output's layout), cuda_rows (a plain CUDA
-// kernel over rows, one row per block row, 16-byte accesses where every row start allows) and omp_collapse (an
-// `omp parallel for collapse(2)` loop nest matched to the output's layout, the innermost dimension a plain loop).
+// kernel over rows, one row per block row, 16-byte accesses where every row start allows), cuda_transpose (the
+// plain shared-memory CUDA transpose, on the transpose case), kokkos_deep_copy (copy rows: Kokkos::deep_copy on
+// the same views) and omp_collapse (an `omp parallel for collapse(2)` loop nest matched to the output's layout,
+// the innermost dimension a plain loop). Copy rows are kstream::copy.
 // Every row is validated after its timed calls by multi-index against the operation on the views' own values.
 // The cases of each rank are compiled in files of their own (suite_rank_n_r*.cpp), so a parallel build spreads
 // them; suite_rank_n.cpp registers them.
@@ -265,7 +267,7 @@ void kstream_call(Op op, const Views& o) {
   const Exec exec;
   switch (op) {
     case Op::copy:
-      return kstream::transform(exec, o.out, Same<T>{}, o.x);
+      return kstream::copy(exec, o.out, o.x);
     case Op::add:
       return kstream::add(exec, o.x, o.y, o.out);
     case Op::triad:
@@ -330,6 +332,37 @@ bool cuda_rows_of(const NdCase& c, CudaRows<T>& g) {
     g.packs = g.packs && (c.maps[k].offset * std::int64_t(sizeof(T))) % 16 == 0 &&
               (g.pitch[k][0] * std::int64_t(sizeof(T))) % 16 == 0 &&
               (g.pitch[k][1] * std::int64_t(sizeof(T))) % 16 == 0;
+  }
+  return true;
+}
+
+/// The plain CUDA transpose as a peer of the transpose case (out = op(x^T, y, z): x stored with its first index
+/// innermost, out, y and z with their last): a block of 32 x 8 threads per 32 x 32 tile, x's tile read along its
+/// rows into shared memory (padded by one element), out written along its rows.
+template <class T>
+__global__ void transpose_kernel(Op op, T* out, const T* x, const T* y, const T* z, std::int64_t rows,
+                                 std::int64_t cols) {
+  __shared__ alignas(T) unsigned char bytes[32 * 33 * sizeof(T)];  // (16-bit types have constructors)
+  T(&tile)[32][33] = *reinterpret_cast<T(*)[32][33]>(bytes);
+  const std::int64_t r0 = std::int64_t(blockIdx.y) * 32, c0 = std::int64_t(blockIdx.x) * 32;
+  for (int j = threadIdx.y; j < 32; j += 8) {
+    const std::int64_t r = r0 + threadIdx.x, c = c0 + j;
+    if (r < rows && c < cols) tile[j][threadIdx.x] = x[r + c * rows];
+  }
+  __syncthreads();
+  for (int j = threadIdx.y; j < 32; j += 8) {
+    const std::int64_t r = r0 + j, c = c0 + threadIdx.x, at = r * cols + c;
+    if (r < rows && c < cols) out[at] = apply_op<T>(op, tile[threadIdx.x][j], y[at], z[at]);
+  }
+}
+
+/// Whether a case is the transpose the plain kernel serves: rank 2, x's first index innermost, every other
+/// operand a whole LayoutRight view.
+inline bool plain_transpose(const NdCase& c) {
+  if (c.rank != 2 || !c.right) return false;
+  for (int k = 0; k < 4; ++k) {
+    const Extents6 want = k == 1 ? Extents6{1, c.extents[0]} : Extents6{c.extents[1], 1};
+    if (c.maps[k].offset != 0 || c.maps[k].strides[0] != want[0] || c.maps[k].strides[1] != want[1]) return false;
   }
   return true;
 }
@@ -465,7 +498,7 @@ void register_case(const std::string& type_name, const NdCase& c, std::int64_t c
   };
   const bool transposed = c.name.rfind("transposed", 0) == 0;
   for (const Op op : {Op::copy, Op::add, Op::triad, Op::fma}) {
-    if (transposed && op != Op::add) continue;  // the transpose case is out = x^T + y
+    if (transposed && op != Op::add && op != Op::copy) continue;  // the transpose case: out = x^T (+ y)
     const auto nd_check = [=] {
       const std::int64_t wrong = nd_errors<Exec, T, R>(op, operands());
       return wrong == 0 ? std::string() : std::to_string(wrong) + " of " + std::to_string(n) + " elements wrong";
@@ -488,6 +521,14 @@ void register_case(const std::string& type_name, const NdCase& c, std::int64_t c
         add_row(
             op, "mdrange_matched", [=] { md_stream<Exec, T, R, Kokkos::Iterate::Left>(op, operands()); }, nd_check);
     }
+    if (op == Op::copy)
+      add_row(
+          op, "kokkos_deep_copy",
+          [=] {
+            const auto o = operands();
+            Kokkos::deep_copy(Exec(), o.out, o.x);
+          },
+          nd_check);
 #if KSTREAM_BENCH_KOKKOS_KERNELS
     if constexpr (R == 2 && (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
       if (op == Op::add)
@@ -516,6 +557,16 @@ void register_case(const std::string& type_name, const NdCase& c, std::int64_t c
               launch_cuda_rows(op, at);
             },
             nd_check);
+      if (plain_transpose(c))
+        add_row(
+            op, "cuda_transpose",
+            [=] {
+              auto& s = storage_for<Exec, T>(Extents{capacity, 0});
+              const dim3 grid(unsigned((c.extents[1] + 31) / 32), unsigned((c.extents[0] + 31) / 32));
+              transpose_kernel<T><<<grid, dim3(32, 8), 0, Kokkos::Cuda().cuda_stream()>>>(
+                  op, s.out.data(), s.x.data(), s.y.data(), s.z.data(), c.extents[0], c.extents[1]);
+            },
+            nd_check);
     }
 #endif
 #if defined(KOKKOS_ENABLE_OPENMP)
@@ -531,7 +582,7 @@ void register_case(const std::string& type_name, const NdCase& c, std::int64_t c
 #endif
   }
   // Reductions on the interiors of rank 3: dot (tiled, flat, MDRange) and the fused update-and-norm (tiled, flat).
-  if constexpr (R == 3) {
+  if constexpr (R == 3 && !is_low_precision_v<T>) {
     if (c.name.rfind("interior3", 0) != 0) return;
     auto result = std::make_shared<Kokkos::View<Acc, Space>>("bench_nd_dot");
     const auto exact_check = [=](auto read, std::int64_t count, std::function<double(std::int64_t)> value) {
@@ -608,9 +659,13 @@ void register_case(const std::string& type_name, const NdCase& c, std::int64_t c
   DECL template void nd::register_case<Exec, float, R>(const std::string&, const nd::NdCase&, std::int64_t, double); \
   DECL template void nd::register_case<Exec, double, R>(const std::string&, const nd::NdCase&, std::int64_t, double);
 // The backends of these rows: the GPU where the build has one (a GPU build's host backends are not what a
-// host-only build runs), the host backends otherwise.
+// host-only build runs), the host backends otherwise. GPU builds also time bf16 on the cases of ranks 2 and 3
+// (layout changes through 16-bit tiles, and whole views beside them).
 #if defined(KSTREAM_BENCH_GPU)
 #define KSTREAM_ND_RANK(DECL, R) KSTREAM_ND_CASES_OF(DECL, KSTREAM_BENCH_GPU, R)
+#define KSTREAM_ND_BF16(DECL, R)                                                               \
+  DECL template void nd::register_case<KSTREAM_BENCH_GPU, Kokkos::Experimental::bhalf_t, R>( \
+      const std::string&, const nd::NdCase&, std::int64_t, double);
 #define KSTREAM_ND_FOR_EACH_BACKEND(M) M(KSTREAM_BENCH_GPU)
 #else
 #if defined(KOKKOS_ENABLE_OPENMP)
@@ -628,6 +683,7 @@ void register_case(const std::string& type_name, const NdCase& c, std::int64_t c
 #define KSTREAM_ND_SERIAL(M)
 #endif
 #define KSTREAM_ND_RANK(DECL, R) KSTREAM_ND_ON_OPENMP(DECL, R) KSTREAM_ND_ON_SERIAL(DECL, R)
+#define KSTREAM_ND_BF16(DECL, R)
 #define KSTREAM_ND_FOR_EACH_BACKEND(M) KSTREAM_ND_OPENMP(M) KSTREAM_ND_SERIAL(M)
 #endif
 

@@ -5,5 +5,6 @@ namespace kstream::bench {
 
 KSTREAM_ND_RANK(, 1)
 KSTREAM_ND_RANK(, 2)
+KSTREAM_ND_BF16(, 2)
 
 }  // namespace kstream::bench

@@ -4,5 +4,6 @@
 namespace kstream::bench {
 
 KSTREAM_ND_RANK(, 3)
+KSTREAM_ND_BF16(, 3)
 
 }  // namespace kstream::bench

@@ -111,6 +111,7 @@ foreach(backend IN LISTS nd_backends)
     set(nd_required add/tiled/${type}/${backend}/nd-rank6-left add/mdrange_matched/${type}/${backend}/nd-rank4-right
                     triad/flat/${type}/${backend}/nd-interior3-left add/tiled/${type}/${backend}/nd-transposed2
                     fma/tiled/${type}/${backend}/nd-mixed3 copy/tiled/${type}/${backend}/nd-interior2-right-inner3
+                    copy/tiled/${type}/${backend}/nd-transposed2 copy/kokkos_deep_copy/${type}/${backend}/nd-mixed3
                     dot/tiled/${type}/${backend}/nd-interior3-right
                     update_norm/fused_tiled/${type}/${backend}/nd-interior3-left)
     if(KOKKOS_KERNELS)  # its multivector update on rank-2 views
