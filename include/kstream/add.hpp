@@ -4,7 +4,8 @@
 //   kstream::add(exec, x, y, out);           kstream::add(exec, x, y, out, kstream::TileShape{256, 4, 1});
 //   kstream::add(x, y, out);                 // out's execution space
 //
-// Rank-1 views of one arithmetic type, any layout (strided and offset subviews too); out may be x or y exactly.
+// Views of one rank (1 to 8) and one arithmetic type, any layouts (strided, padded and offset subviews, transposes);
+// out may be x or y exactly.
 // Asynchronous on exec, like Kokkos::parallel_for. Throws std::invalid_argument on extent mismatch or partial
 // overlap, naming the views. The kernel is labelled "kstream::add[tiled]" for Kokkos Tools.
 #include <kstream/impl/elementwise_ops.hpp>

@@ -1,5 +1,6 @@
 #pragma once
-// kstream::transform: out(i) = op(in0(i), in1(i), ...) for any number of rank-1 views, on the tiled engine.
+// kstream::transform: out(i...) = op(in0(i...), in1(i...), ...) for any number of views of one rank (1 to 8) and any
+// layouts, on the tiled engine.
 //
 //   kstream::transform(exec, out, op, inputs...);             // the backend's default tile shape
 //   kstream::transform(exec, shape, out, op, inputs...);      // an explicit kstream::TileShape
