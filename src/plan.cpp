@@ -1,5 +1,6 @@
 // The plan of one call (kstream/impl/plan.hpp has the table; docs/engine.md the numbers).
 #include <algorithm>
+#include <bit>
 #include <climits>
 #include <kstream/impl/plan.hpp>
 #include <kstream/streaming_stores.hpp>
@@ -281,8 +282,20 @@ void plan_device_general(const CallFacts& c, Plan& p) {
   if (p.wide_indices) return;
   p.cross_dim = cross_dimension(c, g);
   if (p.cross_dim < 0) return;
-  const std::int64_t tiles = round_up(g.extents[0], transpose_tile) / transpose_tile *
-                             (round_up(g.extents[p.cross_dim], transpose_tile) / transpose_tile) *
+  // The edge: tile rows of transpose_row_bytes of the smallest element, halved while the inputs along the cross
+  // dimension do not all fit the team's scratch; at the smallest edge they go through it in order while it holds.
+  const auto along_cross = [&](int k) { return g.stride(ops[k], 0) != 1 && g.stride(ops[k], p.cross_dim) == 1; };
+  const auto staged_bytes = [&](int k, int edge) { return std::int64_t(edge) * (edge + 1) * ops[k].element_bytes + 16; };
+  int smallest = ops[0].element_bytes;
+  for (int k = 1; k < ops.count(); ++k) smallest = std::min(smallest, ops[k].element_bytes);
+  int edge = std::clamp(int(std::bit_floor(unsigned(transpose_row_bytes / smallest))), transpose_min_edge,
+                        transpose_max_edge);
+  for (; edge > transpose_min_edge; edge /= 2) {
+    std::int64_t all = 0;
+    for (int k = 1; k < ops.count(); ++k) all += along_cross(k) ? staged_bytes(k, edge) : 0;
+    if (all <= c.scratch_bytes) break;
+  }
+  const std::int64_t tiles = round_up(g.extents[0], edge) / edge * (round_up(g.extents[p.cross_dim], edge) / edge) *
                              (p.league / g.extents[0] / g.extents[p.cross_dim]);
   if (tiles > INT_MAX) {  // more teams than a TeamPolicy holds: the untiled order
     p.cross_dim = -1;
@@ -290,13 +303,12 @@ void plan_device_general(const CallFacts& c, Plan& p) {
   }
   p.league = tiles;
   p.team_size = transpose_team;
-  // The inputs along the cross dimension go through scratch, in order, while the team's scratch holds them.
+  p.tile_edge = edge;
   std::int64_t scratch = 0;
   for (int k = 1; k < ops.count(); ++k) {
-    const std::int64_t bytes = std::int64_t(transpose_tile) * (transpose_tile + 1) * ops[k].element_bytes + 16;
-    if (g.stride(ops[k], 0) != 1 && g.stride(ops[k], p.cross_dim) == 1 && scratch + bytes <= c.scratch_bytes) {
+    if (along_cross(k) && scratch + staged_bytes(k, edge) <= c.scratch_bytes) {
       p.staged |= 1u << (k - 1);
-      scratch += bytes;
+      scratch += staged_bytes(k, edge);
     }
   }
 }

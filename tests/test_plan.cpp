@@ -367,6 +367,7 @@ TEST(Plan, InteriorsRunAsPackedRowsOnDevices) {
   EXPECT_EQ(impl::plan_name(t), "general");
   EXPECT_FALSE(t.wide_indices);
   EXPECT_EQ(t.cross_dim, 2) << "tiles of the output's rows and the input's (the output's outermost dimension)";
+  EXPECT_EQ(t.tile_edge, 32) << "no scratch for 64 x 65 floats: the smallest edge";
   EXPECT_EQ(t.league, 4 * 4 * 100) << "tiles of 32 x 32: 100 in 4 along each of the two";
   EXPECT_EQ(t.team_size, 256);
   EXPECT_EQ(t.staged, 0u) << "no team scratch in these facts: the input is read from memory";
@@ -400,7 +401,7 @@ TEST(Plan, RowsTakeWholeWavefrontsOnHipDevices) {
   EXPECT_EQ(impl::plan_name(plan_nd(shorter, {shorter}, true, device_default, cdna_wavefront)), "general");
 }
 
-TEST(Plan, DeviceTilesStageTheInputsAlongTheCrossDimensionWhileScratchHolds) {
+TEST(Plan, DeviceTilesOfRowsOf256BytesStageTheInputsAlongTheCrossDimensionWhileScratchHolds) {
   // out runs along the 300 extent; in0 with it, in1..in7 along the 1000 extent (a transpose of each).
   const std::array<std::int64_t, 2> e{1000, 300};
   const Operand out = tensor<2>(8, e, {300, 1}), left = tensor<2>(8, e, {1, 1000});
@@ -409,12 +410,31 @@ TEST(Plan, DeviceTilesStageTheInputsAlongTheCrossDimensionWhileScratchHolds) {
   EXPECT_EQ(impl::plan_name(cuda), "general");
   EXPECT_EQ(cuda.cross_dim, 1);
   EXPECT_EQ(cuda.league, 10 * 32) << "300 in 10 tiles of 32, 1000 in 32";
+  EXPECT_EQ(cuda.tile_edge, 32) << "32 doubles: a row of 256 bytes";
   EXPECT_EQ(cuda.staged, 0b111110u) << "32 x 33 doubles and 16 bytes of alignment each: five in 48 KiB";
   const Plan mi250x = plan_nd(out, ins, true, device_default, cdna_wavefront, 64 << 10);
+  EXPECT_EQ(mi250x.tile_edge, 32);
   EXPECT_EQ(mi250x.staged, 0b11111110u) << "seven in 64 KiB";
-  const Plan floats = plan_nd(tensor<2>(4, e, {300, 1}), {tensor<2>(4, e, {1, 1000})}, true, device_default, 32,
-                              48 << 10);
+  // Smaller elements take longer edges where the scratch holds every input along the cross dimension.
+  const auto of = [&](int bytes, int inputs, std::int64_t scratch, int warp) {
+    const std::vector<Operand> list(std::size_t(inputs), tensor<2>(bytes, e, {1, 1000}));
+    return plan_nd(tensor<2>(bytes, e, {300, 1}), list, true, device_default, warp, scratch);
+  };
+  const Plan floats = of(4, 1, 48 << 10, 32);
+  EXPECT_EQ(floats.tile_edge, 64) << "64 floats: 256 bytes; 64 x 65 of them in 48 KiB";
+  EXPECT_EQ(floats.league, 5 * 16) << "300 in 5 tiles of 64, 1000 in 16";
   EXPECT_EQ(floats.staged, 1u);
+  EXPECT_EQ(of(4, 2, 48 << 10, 32).tile_edge, 64);
+  EXPECT_EQ(of(4, 3, 48 << 10, 32).tile_edge, 32) << "three of 64 x 65 floats exceed 48 KiB";
+  EXPECT_EQ(of(4, 3, 48 << 10, 32).staged, 0b111u);
+  EXPECT_EQ(of(4, 3, 64 << 10, cdna_wavefront).tile_edge, 64) << "they fit 64 KiB";
+  const Plan halves = of(2, 1, 48 << 10, 32);
+  EXPECT_EQ(halves.tile_edge, 128) << "128 16-bit elements: 256 bytes; 128 x 129 of them in 48 KiB";
+  EXPECT_EQ(halves.league, 3 * 8);
+  EXPECT_EQ(of(2, 2, 64 << 10, cdna_wavefront).tile_edge, 64) << "two of 128 x 129 exceed 64 KiB";
+  EXPECT_EQ(of(1, 1, 48 << 10, 32).tile_edge, 128) << "at most 128";
+  EXPECT_EQ(of(4, 1, 0, 32).tile_edge, 32) << "no scratch: nothing staged, the smallest edge";
+  EXPECT_EQ(of(4, 1, 0, 32).staged, 0u);
 }
 
 TEST(Plan, HostCallsOfSeveralDimensionsWalkTilesOfTheFlattenedIndex) {

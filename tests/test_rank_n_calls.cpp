@@ -131,25 +131,26 @@ TYPED_TEST(RankCallsTest, CopyBetweenEveryPairOfMappings) {
   }
 }
 
-/// op over the views through the tiles of a CUDA device's plan with `scratch` bytes of team scratch, run on exec
-/// (hosts: a thread a team); false, and nothing run, where that plan does not tile.
+/// op over the views through the tiles of a CUDA device's plan with `scratch` bytes of team scratch (at most what
+/// exec's teams may take), run on exec (hosts: a thread a team): the tiles' edge, or 0, and nothing run, where that
+/// plan does not tile.
 template <class Exec, class Op, class Out, class... Ins>
-bool device_tiles(const Exec& exec, std::int64_t scratch, const Op& op, const Out& out, const Ins&... ins) {
+int device_tiles(const Exec& exec, std::int64_t scratch, const Op& op, const Out& out, const Ins&... ins) {
   const impl::Operand in_operands[] = {impl::operand_of(ins)...};
   impl::CallFacts c;
   c.label = "device tiles";
   c.device = true;
-  c.scratch_bytes = scratch;
+  c.scratch_bytes = std::min<std::int64_t>(scratch, Kokkos::TeamPolicy<Exec>::scratch_size_max(0));
   c.shape = TileShape{256, 1, 1};
   c.out = impl::operand_of(out);
   c.ins = in_operands;
   c.inputs = int(sizeof...(Ins));
   const impl::Plan p = impl::plan(c);
-  if (p.cross_dim < 0) return false;
+  if (p.cross_dim < 0) return 0;
   impl::launch_general_tiles<impl::LaunchNow, Exec, Op, typename Out::value_type,
                              typename Ins::non_const_value_type...>(impl::LaunchNow{}, c.label, exec, p, op, c.out,
                                                                     in_operands);
-  return true;
+  return p.tile_edge;
 }
 
 // The device's tiles (an input along another dimension than out's innermost: transposes, mixed layouts), on every
@@ -184,6 +185,39 @@ TYPED_TEST(RankCallsTest, DeviceTilesOnEveryPairOfMappings) {
     }
   }
   EXPECT_GT(tiled, 300) << "the plan tiles the pairs whose input runs along another dimension";
+}
+
+// 16-bit elements take tiles of 128 x 128 (rows of 256 bytes; hosts store them as floats: 64 x 64): a transposed
+// copy and add through them, bhalf_t beside the float cases and half_t beside the double ones, on every backend.
+TYPED_TEST(RankCallsTest, DeviceTilesOf16BitElements) {
+  using T = typename TypeParam::value_type;
+  using H = std::conditional_t<std::is_same_v<T, float>, Kokkos::Experimental::bhalf_t, Kokkos::Experimental::half_t>;
+  using M = typename TypeParam::memory_space;
+  const typename TypeParam::execution_space exec;
+  const int rows = 150, cols = 260;  // 2 x 3 tiles, partial ones along both
+  Kokkos::View<H**, Kokkos::LayoutRight, M> out("out", rows, cols), y("y", rows, cols);
+  Kokkos::View<H**, Kokkos::LayoutLeft, M> x("x", rows, cols);
+  auto hx = Kokkos::create_mirror_view(x);
+  auto hy = Kokkos::create_mirror_view(y);
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j) {
+      hx(i, j) = from_float<H>(float((i * 7 + j * 3) % 64));
+      hy(i, j) = from_float<H>(float(j % 16 - 8));
+    }
+  Kokkos::deep_copy(x, hx);
+  Kokkos::deep_copy(y, hy);
+  const auto wrong = [&](auto expected) {
+    const auto ho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+    int count = 0;
+    for (int i = 0; i < rows; ++i)
+      for (int j = 0; j < cols; ++j) count += to_float(ho(i, j)) != expected(i, j);
+    return count;
+  };
+  const int edge = sizeof(H) == 2 ? 128 : 64;
+  EXPECT_EQ(device_tiles(exec, 48 << 10, impl::ConvertTo<H>{}, out, x), edge);
+  EXPECT_EQ(wrong([&](int i, int j) { return to_float(hx(i, j)); }), 0) << "copy";
+  EXPECT_EQ(device_tiles(exec, 48 << 10, impl::Plus{}, out, x, y), edge);
+  EXPECT_EQ(wrong([&](int i, int j) { return to_float(hx(i, j)) + to_float(hy(i, j)); }), 0) << "add";
 }
 
 // kstream::copy between Kokkos layout types and a subview, with a conversion (float <-> double) and recorded; its

@@ -217,12 +217,18 @@ void check_elementwise(Call& c, const CallFacts& facts) {
         CHECK(!p.wide_indices && p.league < (std::int64_t(1) << 31) && p.team_size == transpose_team, p.league);
         for (int k = 1; k < N; ++k)  // only inputs along the cross dimension go through scratch
           CHECK(!(p.staged >> (k - 1) & 1) || (g.stride(*list[k], p.cross_dim) == 1 && g.stride(*list[k], 0) != 1), k);
-        const TiledCoordinates<N> tiled(g, p.cross_dim, list);
+        const TiledCoordinates<N> tiled(g, p.cross_dim, p.tile_edge, list);
+        CHECK(p.tile_edge >= transpose_min_edge && p.tile_edge <= transpose_max_edge &&
+                  (p.tile_edge & (p.tile_edge - 1)) == 0, p.tile_edge);
+        std::int64_t scratch = 0;  // the staged inputs fit the team's scratch
+        for (int k = 1; k < N; ++k)
+          scratch += (p.staged >> (k - 1) & 1) ? std::int64_t(p.tile_edge) * (p.tile_edge + 1) * list[k]->element_bytes + 16 : 0;
+        CHECK(scratch <= facts.scratch_bytes, scratch);
         for (std::int64_t t = 0; t < p.league; ++t) {
           std::int64_t origin[N];
           int inner = 0, cross = 0;
           tiled.tile(std::uint32_t(t), origin, inner, cross);
-          CHECK(inner >= 1 && inner <= transpose_tile && cross >= 1 && cross <= transpose_tile, inner, cross);
+          CHECK(inner >= 1 && inner <= p.tile_edge && cross >= 1 && cross <= p.tile_edge, inner, cross);
           for (int j = 0; j < cross; ++j)
             for (int i = 0; i < inner; ++i) {
               std::int64_t offset[N];

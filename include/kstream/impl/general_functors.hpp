@@ -45,14 +45,14 @@ struct GeneralFunctor : OpField<Op> {
   }
 };
 
-/// A team per tile of transpose_tile x transpose_tile elements (kstream/impl/plan.hpp, cross_dim): each staged
+/// A team per square tile (kstream/impl/plan.hpp, cross_dim; TiledCoordinates' edge): each staged
 /// input (plan's `staged`) is read along the cross dimension, its contiguous one, into scratch; after the barrier
 /// out is written along its innermost, the staged inputs read across their scratch rows (one element of padding a
 /// row: a warp's lanes in different banks) and the others from memory. Any team size: thread r takes elements r,
 /// r + team size, ... of the tile, Ahead of them at once (loads in flight before any store).
 template <class Team, class Op, class OutT, class... InTs>
 struct TileFunctor : OpField<Op> {
-  static constexpr int K = 1 + int(sizeof...(InTs)), E = transpose_tile, Pitch = E + 1, Ahead = 4;
+  static constexpr int K = 1 + int(sizeof...(InTs)), Ahead = 4;
   using Seq = std::index_sequence_for<InTs...>;
   Bases<Seq, OutT, InTs...> at;
   TiledCoordinates<K> index;
@@ -66,7 +66,8 @@ struct TileFunctor : OpField<Op> {
   std::size_t scratch_bytes() const {
     std::size_t bytes = 0;
     std::size_t k = 0;
-    ((bytes += (staged >> k++ & 1) ? sizeof(InTs) * E * Pitch + 16 : 0), ...);
+    const std::size_t E = std::size_t(index.edge);
+    ((bytes += (staged >> k++ & 1) ? sizeof(InTs) * E * (E + 1) + 16 : 0), ...);
     return bytes;
   }
 
@@ -78,7 +79,7 @@ struct TileFunctor : OpField<Op> {
     std::int64_t origin[K];
     int inner = 0, cross = 0;
     index.tile(std::uint32_t(team.league_rank()), origin, inner, cross);
-    const int rank = team.team_rank(), size = team.team_size();
+    const int rank = team.team_rank(), size = team.team_size(), E = index.edge, L = index.edge_log2, Pitch = E + 1;
     const auto scratch = team.team_scratch(0);
     const Slots<Seq, InTs*...> tiles{
         {(staged >> Is & 1) ? static_cast<InTs*>(scratch.get_shmem_aligned(sizeof(InTs) * E * Pitch, 16))
@@ -93,7 +94,7 @@ struct TileFunctor : OpField<Op> {
       Slots<Seq, InTs...> v[Ahead];
       KSTREAM_DEVICE_UNROLL
       for (int a = 0; a < Ahead; ++a) {
-        const int e = first + a * size, i = e % E, c = e / E;
+        const int e = first + a * size, i = e & (E - 1), c = e >> L;
         if (e < E * E && i < inner && c < cross)
           ((get<Is>(v[a]) = get<Is>(tiles) != nullptr ? get<Is>(tiles)[i * Pitch + c]
                                                        : get<Is>(at.in)[origin[Is + 1] + index.at(Is + 1, i, c)]),
@@ -101,7 +102,7 @@ struct TileFunctor : OpField<Op> {
       }
       KSTREAM_DEVICE_UNROLL
       for (int a = 0; a < Ahead; ++a) {
-        const int e = first + a * size, i = e % E, c = e / E;
+        const int e = first + a * size, i = e & (E - 1), c = e >> L;
         if (e < E * E && i < inner && c < cross)
           at.out[origin[0] + index.at(0, i, c)] = this->operation()(get<Is>(v[a])...);
       }
@@ -114,15 +115,16 @@ struct TileFunctor : OpField<Op> {
   KOKKOS_FORCEINLINE_FUNCTION void stage(T* tile, std::int64_t origin, int first, int size, int inner,
                                          int cross) const {
     if (tile == nullptr) return;
+    const int E = index.edge, L = index.edge_log2, Pitch = E + 1;
     T v[Ahead];
     KSTREAM_DEVICE_UNROLL
     for (int a = 0; a < Ahead; ++a) {
-      const int e = first + a * size, c = e % E, i = e / E;
+      const int e = first + a * size, c = e & (E - 1), i = e >> L;
       if (e < E * E && i < inner && c < cross) v[a] = get<I>(at.in)[origin + index.at(int(I) + 1, i, c)];
     }
     KSTREAM_DEVICE_UNROLL
     for (int a = 0; a < Ahead; ++a) {
-      const int e = first + a * size, c = e % E, i = e / E;
+      const int e = first + a * size, c = e & (E - 1), i = e >> L;
       if (e < E * E && i < inner && c < cross) tile[i * Pitch + c] = v[a];
     }
   }

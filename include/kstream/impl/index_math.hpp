@@ -3,6 +3,7 @@
 // the normalized iteration space starts in each operand.
 #include <Kokkos_Macros.hpp>  // KOKKOS_FORCEINLINE_FUNCTION, ... (the plan's fuzz target brings its own)
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <kstream/impl/operand.hpp>
 #include <kstream/impl/plan.hpp>
@@ -69,22 +70,25 @@ struct Coordinates {
   }
 };
 
-/// A general call's tiles (kstream/impl/plan.hpp, cross_dim): transpose_tile elements of the innermost dimension
-/// by transpose_tile of the cross dimension; the tiles go over the innermost's, the cross dimension's, then the
+/// A general call's tiles (kstream/impl/plan.hpp, cross_dim): `edge` elements of the innermost dimension by `edge`
+/// of the cross dimension (a power of two); the tiles go over the innermost's, the cross dimension's, then the
 /// other dimensions' in order. 32-bit strides.
 template <int K>
 struct TiledCoordinates {
   std::uint32_t inner_extent = 1, cross_extent = 1;
+  int edge = 1, edge_log2 = 0;
   std::int32_t inner_stride[K] = {}, cross_stride[K] = {};
   FastDivider inner_tiles, cross_tiles;
   Coordinates<K, max_rank - 2> rest;  ///< every dimension but those two
 
   TiledCoordinates() = default;
-  TiledCoordinates(const Geometry& g, int cross, const Operand* const (&operands)[K])
+  TiledCoordinates(const Geometry& g, int cross, int edge_, const Operand* const (&operands)[K])
       : inner_extent(std::uint32_t(g.extents[0])),
         cross_extent(std::uint32_t(g.extents[cross])),
-        inner_tiles(std::uint32_t((g.extents[0] + transpose_tile - 1) / transpose_tile)),
-        cross_tiles(std::uint32_t((g.extents[cross] + transpose_tile - 1) / transpose_tile)) {
+        edge(edge_),
+        edge_log2(std::countr_zero(unsigned(edge_))),
+        inner_tiles(std::uint32_t((g.extents[0] + edge_ - 1) / edge_)),
+        cross_tiles(std::uint32_t((g.extents[cross] + edge_ - 1) / edge_)) {
     Geometry others;  // the remaining dimensions, innermost first
     for (int d = 1; d < g.dims; ++d) {
       if (d == cross) continue;
@@ -99,19 +103,19 @@ struct TiledCoordinates {
   }
 
   /// Tile t: its first element's offsets in every operand, and its elements inside the extents along the
-  /// innermost (inner) and the cross dimension (cross), each at most transpose_tile.
+  /// innermost (inner) and the cross dimension (cross), each at most the edge.
   KOKKOS_FORCEINLINE_FUNCTION void tile(std::uint32_t t, std::int64_t (&origin)[K], int& inner, int& cross) const {
     const std::uint32_t next = inner_tiles.quotient(t);
-    const std::uint32_t first_inner = (t - next * inner_tiles.divisor) * transpose_tile;
+    const std::uint32_t first_inner = (t - next * inner_tiles.divisor) << edge_log2;
     const std::uint32_t beyond = cross_tiles.quotient(next);
-    const std::uint32_t first_cross = (next - beyond * cross_tiles.divisor) * transpose_tile;
+    const std::uint32_t first_cross = (next - beyond * cross_tiles.divisor) << edge_log2;
     rest.offsets(beyond, origin);
     KSTREAM_DEVICE_UNROLL
     for (int k = 0; k < K; ++k)
       origin[k] += std::int64_t(first_inner) * inner_stride[k] + std::int64_t(first_cross) * cross_stride[k];
     const std::uint32_t inner_left = inner_extent - first_inner, cross_left = cross_extent - first_cross;
-    inner = int(inner_left < transpose_tile ? inner_left : transpose_tile);
-    cross = int(cross_left < transpose_tile ? cross_left : transpose_tile);
+    inner = int(inner_left < std::uint32_t(edge) ? inner_left : std::uint32_t(edge));
+    cross = int(cross_left < std::uint32_t(edge) ? cross_left : std::uint32_t(edge));
   }
   /// Element (i, c) of a tile (i along the innermost, c along the cross dimension) in operand k, from its origin.
   KOKKOS_FORCEINLINE_FUNCTION std::int64_t at(int k, int i, int c) const {

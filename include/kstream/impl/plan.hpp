@@ -1,8 +1,9 @@
 #pragma once
-// The plan of one elementwise call: which access strategy runs and how it is launched, decided from plain facts
-// about the call (the space, each operand's address, element size, extents and strides, the tile shape). One
-// non-template function compiled once in src/plan.cpp; the tests call it with device facts on any host, so CI
-// checks every decision. The numbers behind each row are in docs/engine.md.
+// The plan of an elementwise call (add, fma, transform, copy) on views of any rank: which access strategy runs
+// and how it is launched, decided from plain facts about the call (the space, each operand's address, element
+// size, extents and strides, the tile shape). One non-template function compiled once in src/plan.cpp; the tests
+// call it with device facts on any host, so CI checks every decision. The numbers behind each row are in
+// docs/engine.md.
 //
 // First the operands are normalized (normalize): their dimensions ordered by the output's strides, innermost
 // first, extent-1 dimensions dropped, and neighbours merged where every operand's outer stride is its inner
@@ -100,12 +101,15 @@ void sort_dimensions(int* order, int count, const Before& before) {
 /// every operand has first's extents.
 Geometry normalize(const Operand& first, const Operand* rest, int rest_count);
 
-/// A device general call whose inputs do not all run along the output's innermost dimension goes in tiles of
-/// transpose_tile x transpose_tile elements (the output's innermost by the cross dimension), a team of
-/// transpose_team threads each: an input that runs along the cross dimension is read along it into team scratch
-/// (rows padded by one element against bank conflicts), and out is written along its innermost from there, so
-/// that every global read and write runs along its operand's contiguous dimension.
-inline constexpr int transpose_tile = 32, transpose_team = 256;
+/// A device general call whose inputs do not all run along the output's innermost dimension goes in square tiles
+/// (the output's innermost by the cross dimension), a team of transpose_team threads each: an input that runs
+/// along the cross dimension is read along it into team scratch (rows padded by one element against bank
+/// conflicts), and out is written along its innermost from there, so that every global read and write runs along
+/// its operand's contiguous dimension. The edge (Plan::tile_edge, a power of two from transpose_min_edge to
+/// transpose_max_edge) makes a tile row transpose_row_bytes of the operands' smallest element where the team's
+/// scratch holds every such input at it.
+inline constexpr int transpose_team = 256, transpose_row_bytes = 256, transpose_min_edge = 32,
+                     transpose_max_edge = 128;
 /// A host general call of that kind walks blocks of host_block_inner elements along the output's innermost
 /// dimension by host_block_cross along the input's: the input's cache lines (16 floats) are read whole from L1
 /// while the block's rows go by, where the output's order alone reads one element of each line per row.
@@ -137,10 +141,11 @@ struct Plan {
   std::int64_t rows = 1;      ///< rows of geometry.extents[0] elements the strategy runs over (1: one dimension)
   bool wide_indices = false;  ///< general: 64-bit index math (the count or a span does not fit 31 bits)
   std::int8_t cross_dim = -1;  ///< general: the dimension tiled with the innermost (an input's innermost), on a
-                               ///< device transpose_tile x transpose_tile a team (league: tiles), on a host in
+                               ///< device tiles of tile_edge x tile_edge a team (league: tiles), on a host in
                                ///< blocks of host_block_inner x host_block_cross (body_items counts blocks); -1: in
                                ///< the flattened order
   std::uint32_t staged = 0;  ///< device tiles: bit k - 1 set for each input k read through team scratch
+  int tile_edge = 0;         ///< device tiles: elements along each side of a tile
   Strategy strategy = Strategy::strided;
   std::int64_t head = 0;        ///< scalars before the body (packed, shifted)
   std::int64_t body_items = 0;  ///< items the tiles cover (rows: in each row)
