@@ -333,10 +333,15 @@ void plan_host_walk(const CallFacts& c, Plan& p) {
   std::int64_t tile = c.shape.tile_packs() * elements_per_pack(c.out.element_bytes);
   if (!unit) p.cross_dim = cross_dimension(c, g);
   if (p.cross_dim >= 0) {  // tiles of whole blocks (walk_blocks): body_items and the tile count blocks
-    p.body_items = n = round_up(g.extents[0], host_block_inner) / host_block_inner *
-                       (round_up(g.extents[p.cross_dim], host_block_cross) / host_block_cross) *
+    bool aliased = false;
+    for (int k = 1; k < ops.count(); ++k)
+      aliased = aliased || (g.stride(ops[k], 0) != 1 && g.stride(ops[k], 0) * ops[k].element_bytes % host_aliasing_bytes == 0);
+    p.block_inner = aliased ? int(std::max<std::int64_t>(1, host_line_bytes / c.out.element_bytes)) : host_block_inner;
+    p.block_cross = aliased ? host_aliased_cross : host_block_cross;
+    p.body_items = n = round_up(g.extents[0], p.block_inner) / p.block_inner *
+                       (round_up(g.extents[p.cross_dim], p.block_cross) / p.block_cross) *
                        (n / g.extents[0] / g.extents[p.cross_dim]);
-    tile = std::max<std::int64_t>(1, tile / (host_block_inner * host_block_cross));
+    tile = std::max<std::int64_t>(1, tile / (std::int64_t(p.block_inner) * p.block_cross));
   }
   if (c.default_shape) tile = (n + std::max(p.threads, 1) - 1) / std::max(p.threads, 1);
   p.chunks_per_thread = int(std::clamp<std::int64_t>(tile, 1, INT_MAX));

@@ -461,6 +461,18 @@ TEST(Plan, HostCallsOfSeveralDimensionsWalkTilesOfTheFlattenedIndex) {
   EXPECT_EQ(p.cross_dim, 1);
   EXPECT_EQ(p.body_items, 3 * 63) << "300 in blocks of 128, 1000 in blocks of 16";
   EXPECT_EQ(p.chunks_per_thread, 2) << "an explicit shape of 1024 packs, 4096 floats: two blocks of 2048";
+  EXPECT_EQ(p.block_inner, 128);
+  EXPECT_EQ(p.block_cross, 16);
+  // A pitch of 4 KiB (1024 floats, 512 doubles): one line of the output by 256 rows.
+  const std::array<std::int64_t, 2> pow2{1024, 300};
+  p = plan_nd(tensor<2>(4, pow2, {300, 1}), {tensor<2>(4, pow2, {1, 1024})}, false, host_default);
+  EXPECT_EQ(p.block_inner, 16);
+  EXPECT_EQ(p.block_cross, 256);
+  EXPECT_EQ(p.body_items, 19 * 4) << "300 in blocks of 16, 1024 in blocks of 256";
+  const std::array<std::int64_t, 2> pow2_doubles{512, 300};
+  p = plan_nd(tensor<2>(8, pow2_doubles, {300, 1}), {tensor<2>(8, pow2_doubles, {1, 512})}, false, host_default);
+  EXPECT_EQ(p.block_inner, 8);
+  EXPECT_EQ(p.block_cross, 256);
   const Operand strided = tensor<3>(8, e, {2 * 9 * 140, 2 * 140, 2});
   EXPECT_EQ(plan_nd(a, {strided}, false, host_default).cross_dim, -1) << "no input runs along another dimension";
 }

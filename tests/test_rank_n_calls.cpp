@@ -220,6 +220,37 @@ TYPED_TEST(RankCallsTest, DeviceTilesOf16BitElements) {
   EXPECT_EQ(wrong([&](int i, int j) { return to_float(hx(i, j)) + to_float(hy(i, j)); }), 0) << "add";
 }
 
+// A transposed input whose pitch is a multiple of 4 KiB (1024 rows of a LayoutLeft view): hosts walk narrow blocks
+// of one cache line by 256 rows (kstream/impl/plan.hpp), partial ones along the columns; every element right.
+TYPED_TEST(RankCallsTest, TransposesAcrossAPowerOfTwoPitch) {
+  using T = typename TypeParam::value_type;
+  using M = typename TypeParam::memory_space;
+  const typename TypeParam::execution_space exec;
+  const int rows = 1024, cols = 37;
+  Kokkos::View<T**, Kokkos::LayoutRight, M> out("out", rows, cols), y("y", rows, cols);
+  Kokkos::View<T**, Kokkos::LayoutLeft, M> x("x", rows, cols);
+  auto hx = Kokkos::create_mirror_view(x);
+  auto hy = Kokkos::create_mirror_view(y);
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j) {
+      hx(i, j) = T(i * 64 + j);
+      hy(i, j) = T(j % 5);
+    }
+  Kokkos::deep_copy(x, hx);
+  Kokkos::deep_copy(y, hy);
+  const auto wrong = [&](auto expected) {
+    const auto ho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+    int count = 0;
+    for (int i = 0; i < rows; ++i)
+      for (int j = 0; j < cols; ++j) count += ho(i, j) != expected(i, j);
+    return count;
+  };
+  kstream::copy(exec, out, x);
+  EXPECT_EQ(wrong([&](int i, int j) { return hx(i, j); }), 0) << "copy";
+  kstream::add(exec, x, y, out);
+  EXPECT_EQ(wrong([&](int i, int j) { return hx(i, j) + hy(i, j); }), 0) << "add";
+}
+
 // kstream::copy between Kokkos layout types and a subview, with a conversion (float <-> double) and recorded; its
 // errors.
 TYPED_TEST(RankCallsTest, CopyAcrossLayoutTypesConversionsRecordingAndErrors) {

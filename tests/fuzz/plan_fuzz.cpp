@@ -263,7 +263,8 @@ void check_elementwise(Call& c, const CallFacts& facts) {
           const std::int64_t first = tile * p.chunks_per_thread;
           const std::int64_t last = std::min(p.body_items, first + p.chunks_per_thread);
           if (p.cross_dim >= 0) {
-            walk_blocks(s, p.cross_dim, first, last, each);
+            CHECK(p.block_inner >= 1 && p.block_cross >= 1, p.block_inner, p.block_cross);
+            walk_blocks(s, p.cross_dim, p.block_inner, p.block_cross, first, last, each);
           } else {
             walk_runs(s, first, last, each);
           }

@@ -138,7 +138,7 @@ struct HostWalkFunctor : OpField<Op> {
   Strides<K> strides;
   std::int64_t n, tile_elements;  ///< elements, or blocks where cross >= 0
   bool streaming_stores;
-  int cross;
+  int cross, block_inner, block_cross;
 
   HostWalkFunctor(const Bases<Seq, OutT, InTs...>& at_, const Plan& p, const Strides<K>& strides_, const Op& op)
       : OpField<Op>(op),
@@ -147,7 +147,9 @@ struct HostWalkFunctor : OpField<Op> {
         n(p.body_items),
         tile_elements(p.chunks_per_thread),
         streaming_stores(p.streaming_stores),
-        cross(p.cross_dim) {}
+        cross(p.cross_dim),
+        block_inner(p.block_inner),
+        block_cross(p.block_cross) {}
 
   // A local copy of the functor: in host memory the output stores could alias it as far as the compiler knows.
   void operator()(std::int64_t tile) const {
@@ -162,7 +164,7 @@ struct HostWalkFunctor : OpField<Op> {
     bool unit = true;
     for (int k = 0; k < K; ++k) unit = unit && strides.stride[k][0] == 1;
     const auto each = [&](const std::int64_t(&offset)[K], std::int64_t length) { run(offset, length, unit, Seq{}); };
-    if (cross >= 0) return walk_blocks(strides, cross, first, last, each);
+    if (cross >= 0) return walk_blocks(strides, cross, block_inner, block_cross, first, last, each);
     walk_runs(strides, first, last, each);
   }
 

@@ -276,17 +276,17 @@ void walk_runs(const Strides<K>& s, std::int64_t first, std::int64_t last, const
 }
 
 /// Calls run(offset, length) for each run along the innermost dimension of blocks [first, last) of
-/// host_block_inner x host_block_cross elements of the (innermost, cross) plane, the other dimensions outermost
-/// (the plan's body_items counts them): a block's runs are its rows along the innermost dimension, clipped at the
-/// extents.
+/// block_inner x block_cross elements of the (innermost, cross) plane, the other dimensions outermost (the plan's
+/// body_items counts them): a block's runs are its rows along the innermost dimension, clipped at the extents.
 template <int K, class Run>
-void walk_blocks(const Strides<K>& s, int cross, std::int64_t first, std::int64_t last, const Run& run) {
-  const std::int64_t inner_blocks = (s.extent[0] + host_block_inner - 1) / host_block_inner;
-  const std::int64_t cross_blocks = (s.extent[cross] + host_block_cross - 1) / host_block_cross;
+void walk_blocks(const Strides<K>& s, int cross, std::int64_t block_inner, std::int64_t block_cross, std::int64_t first,
+                 std::int64_t last, const Run& run) {
+  const std::int64_t inner_blocks = (s.extent[0] + block_inner - 1) / block_inner;
+  const std::int64_t cross_blocks = (s.extent[cross] + block_cross - 1) / block_cross;
   for (std::int64_t block = first; block < last; ++block) {
-    const std::int64_t inner = block % inner_blocks * host_block_inner;
+    const std::int64_t inner = block % inner_blocks * block_inner;
     std::int64_t rest = block / inner_blocks;
-    const std::int64_t along = rest % cross_blocks * host_block_cross;
+    const std::int64_t along = rest % cross_blocks * block_cross;
     rest /= cross_blocks;
     std::int64_t offset[K];
     for (int k = 0; k < K; ++k) offset[k] = inner * s.stride[k][0] + along * s.stride[k][cross];
@@ -296,8 +296,8 @@ void walk_blocks(const Strides<K>& s, int cross, std::int64_t first, std::int64_
       rest /= s.extent[d];
       for (int k = 0; k < K; ++k) offset[k] += coordinate * s.stride[k][d];
     }
-    const std::int64_t length = std::min<std::int64_t>(host_block_inner, s.extent[0] - inner);
-    const std::int64_t rows = std::min<std::int64_t>(host_block_cross, s.extent[cross] - along);
+    const std::int64_t length = std::min(block_inner, s.extent[0] - inner);
+    const std::int64_t rows = std::min(block_cross, s.extent[cross] - along);
     for (std::int64_t r = 0; r < rows; ++r) {
       run(offset, length);
       for (int k = 0; k < K; ++k) offset[k] += s.stride[k][cross];

@@ -112,8 +112,12 @@ inline constexpr int transpose_team = 256, transpose_row_bytes = 256, transpose_
                      transpose_max_edge = 128;
 /// A host general call of that kind walks blocks of host_block_inner elements along the output's innermost
 /// dimension by host_block_cross along the input's: the input's cache lines (16 floats) are read whole from L1
-/// while the block's rows go by, where the output's order alone reads one element of each line per row.
-inline constexpr int host_block_inner = 128, host_block_cross = 16;
+/// while the block's rows go by, where the output's order alone reads one element of each line per row. Where an
+/// input's step along the innermost is a multiple of host_aliasing_bytes (a power-of-two pitch), the lines of one
+/// block row all fall in one set of a 4 KiB-way L1 and evict each other: the block narrows to one cache line of
+/// the output by host_aliased_cross rows.
+inline constexpr int host_block_inner = 128, host_block_cross = 16, host_aliased_cross = 256;
+inline constexpr std::int64_t host_aliasing_bytes = 4096, host_line_bytes = 64;
 
 /// Inputs whose shifts a shifted plan holds; calls with more take the contiguous strategy.
 inline constexpr int max_shifted_inputs = 8;
@@ -142,10 +146,11 @@ struct Plan {
   bool wide_indices = false;  ///< general: 64-bit index math (the count or a span does not fit 31 bits)
   std::int8_t cross_dim = -1;  ///< general: the dimension tiled with the innermost (an input's innermost), on a
                                ///< device tiles of tile_edge x tile_edge a team (league: tiles), on a host in
-                               ///< blocks of host_block_inner x host_block_cross (body_items counts blocks); -1: in
+                               ///< blocks of block_inner x block_cross (body_items counts blocks); -1: in
                                ///< the flattened order
   std::uint32_t staged = 0;  ///< device tiles: bit k - 1 set for each input k read through team scratch
   int tile_edge = 0;         ///< device tiles: elements along each side of a tile
+  int block_inner = 0, block_cross = 0;  ///< host blocks: elements along the innermost and the cross dimension
   Strategy strategy = Strategy::strided;
   std::int64_t head = 0;        ///< scalars before the body (packed, shifted)
   std::int64_t body_items = 0;  ///< items the tiles cover (rows: in each row)
