@@ -1,7 +1,8 @@
 // The suite's views of several dimensions, in their own file (a parallel CUDA build compiles it beside the others):
 // Kokkos' MDRange stream set (copy, add, triad, fma on ranks 1 to 6 of one total size, LayoutRight and LayoutLeft),
 // interiors of halo'd rank-2 and rank-3 fields (odd inner extents among them), a padded view, a transposed operand
-// (out = x^T + y, and its copy out = x^T) and mismatched layouts; dot and the fused update-and-norm on rank-3 interiors.
+// (out = x^T + y, and its copy out = x^T) and mismatched layouts; dot and the fused update-and-norm on rank-3
+// interiors.
 //
 // Names: op/variant/type/backend/nd-<case>/n, n the case's elements. Variants: tiled (kstream on the case's views),
 // flat (kstream's rank-1 call on n contiguous elements at the start of the same allocations: the rank-1 speed on
@@ -663,7 +664,7 @@ void register_case(const std::string& type_name, const NdCase& c, std::int64_t c
 // (layout changes through 16-bit tiles, and whole views beside them).
 #if defined(KSTREAM_BENCH_GPU)
 #define KSTREAM_ND_RANK(DECL, R) KSTREAM_ND_CASES_OF(DECL, KSTREAM_BENCH_GPU, R)
-#define KSTREAM_ND_BF16(DECL, R)                                                               \
+#define KSTREAM_ND_BF16(DECL, R)                                                             \
   DECL template void nd::register_case<KSTREAM_BENCH_GPU, Kokkos::Experimental::bhalf_t, R>( \
       const std::string&, const nd::NdCase&, std::int64_t, double);
 #define KSTREAM_ND_FOR_EACH_BACKEND(M) M(KSTREAM_BENCH_GPU)

@@ -285,11 +285,13 @@ void plan_device_general(const CallFacts& c, Plan& p) {
   // The edge: tile rows of transpose_row_bytes of the smallest element, halved while the inputs along the cross
   // dimension do not all fit the team's scratch; at the smallest edge they go through it in order while it holds.
   const auto along_cross = [&](int k) { return g.stride(ops[k], 0) != 1 && g.stride(ops[k], p.cross_dim) == 1; };
-  const auto staged_bytes = [&](int k, int edge) { return std::int64_t(edge) * (edge + 1) * ops[k].element_bytes + 16; };
+  const auto staged_bytes = [&](int k, int edge) {
+    return std::int64_t(edge) * (edge + 1) * ops[k].element_bytes + 16;
+  };
   int smallest = ops[0].element_bytes;
   for (int k = 1; k < ops.count(); ++k) smallest = std::min(smallest, ops[k].element_bytes);
-  int edge = std::clamp(int(std::bit_floor(unsigned(transpose_row_bytes / smallest))), transpose_min_edge,
-                        transpose_max_edge);
+  int edge =
+      std::clamp(int(std::bit_floor(unsigned(transpose_row_bytes / smallest))), transpose_min_edge, transpose_max_edge);
   for (; edge > transpose_min_edge; edge /= 2) {
     std::int64_t all = 0;
     for (int k = 1; k < ops.count(); ++k) all += along_cross(k) ? staged_bytes(k, edge) : 0;
@@ -335,7 +337,8 @@ void plan_host_walk(const CallFacts& c, Plan& p) {
   if (p.cross_dim >= 0) {  // tiles of whole blocks (walk_blocks): body_items and the tile count blocks
     bool aliased = false;
     for (int k = 1; k < ops.count(); ++k)
-      aliased = aliased || (g.stride(ops[k], 0) != 1 && g.stride(ops[k], 0) * ops[k].element_bytes % host_aliasing_bytes == 0);
+      aliased = aliased ||
+                (g.stride(ops[k], 0) != 1 && g.stride(ops[k], 0) * ops[k].element_bytes % host_aliasing_bytes == 0);
     p.block_inner = aliased ? int(std::max<std::int64_t>(1, host_line_bytes / c.out.element_bytes)) : host_block_inner;
     p.block_cross = aliased ? host_aliased_cross : host_block_cross;
     p.body_items = n = round_up(g.extents[0], p.block_inner) / p.block_inner *

@@ -219,10 +219,13 @@ void check_elementwise(Call& c, const CallFacts& facts) {
           CHECK(!(p.staged >> (k - 1) & 1) || (g.stride(*list[k], p.cross_dim) == 1 && g.stride(*list[k], 0) != 1), k);
         const TiledCoordinates<N> tiled(g, p.cross_dim, p.tile_edge, list);
         CHECK(p.tile_edge >= transpose_min_edge && p.tile_edge <= transpose_max_edge &&
-                  (p.tile_edge & (p.tile_edge - 1)) == 0, p.tile_edge);
+                  (p.tile_edge & (p.tile_edge - 1)) == 0,
+              p.tile_edge);
         std::int64_t scratch = 0;  // the staged inputs fit the team's scratch
         for (int k = 1; k < N; ++k)
-          scratch += (p.staged >> (k - 1) & 1) ? std::int64_t(p.tile_edge) * (p.tile_edge + 1) * list[k]->element_bytes + 16 : 0;
+          scratch += (p.staged >> (k - 1) & 1)
+                         ? std::int64_t(p.tile_edge) * (p.tile_edge + 1) * list[k]->element_bytes + 16
+                         : 0;
         CHECK(scratch <= facts.scratch_bytes, scratch);
         for (std::int64_t t = 0; t < p.league; ++t) {
           std::int64_t origin[N];

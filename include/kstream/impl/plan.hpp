@@ -108,8 +108,7 @@ Geometry normalize(const Operand& first, const Operand* rest, int rest_count);
 /// its operand's contiguous dimension. The edge (Plan::tile_edge, a power of two from transpose_min_edge to
 /// transpose_max_edge) makes a tile row transpose_row_bytes of the operands' smallest element where the team's
 /// scratch holds every such input at it.
-inline constexpr int transpose_team = 256, transpose_row_bytes = 256, transpose_min_edge = 32,
-                     transpose_max_edge = 128;
+inline constexpr int transpose_team = 256, transpose_row_bytes = 256, transpose_min_edge = 32, transpose_max_edge = 128;
 /// A host general call of that kind walks blocks of host_block_inner elements along the output's innermost
 /// dimension by host_block_cross along the input's: the input's cache lines (16 floats) are read whole from L1
 /// while the block's rows go by, where the output's order alone reads one element of each line per row. Where an
