@@ -187,68 +187,62 @@ TYPED_TEST(RankCallsTest, DeviceTilesOnEveryPairOfMappings) {
   EXPECT_GT(tiled, 300) << "the plan tiles the pairs whose input runs along another dimension";
 }
 
+/// out = x^T (+ y) on rows x cols of H in M: out and y LayoutRight, x LayoutLeft, small integers (exact in every
+/// type); wrong(add) counts out's elements unequal to x, or to x + y.
+template <class H, class M>
+struct TransposeCase {
+  int rows, cols;
+  Kokkos::View<H**, Kokkos::LayoutRight, M> out, y;
+  Kokkos::View<H**, Kokkos::LayoutLeft, M> x;
+
+  static float x_value(int i, int j) { return float((i * 7 + j * 3) % 128); }
+  static float y_value(int, int j) { return float(j % 16 - 8); }
+
+  TransposeCase(int rows_, int cols_)
+      : rows(rows_), cols(cols_), out("out", rows_, cols_), y("y", rows_, cols_), x("x", rows_, cols_) {
+    auto hx = Kokkos::create_mirror_view(x);
+    auto hy = Kokkos::create_mirror_view(y);
+    for (int i = 0; i < rows; ++i)
+      for (int j = 0; j < cols; ++j) {
+        hx(i, j) = from_float<H>(x_value(i, j));
+        hy(i, j) = from_float<H>(y_value(i, j));
+      }
+    Kokkos::deep_copy(x, hx);
+    Kokkos::deep_copy(y, hy);
+  }
+
+  int wrong(bool add) const {
+    const auto ho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+    int count = 0;
+    for (int i = 0; i < rows; ++i)
+      for (int j = 0; j < cols; ++j) count += to_float(ho(i, j)) != x_value(i, j) + (add ? y_value(i, j) : 0.0f);
+    return count;
+  }
+};
+
 // 16-bit elements take tiles of 128 x 128 (rows of 256 bytes; hosts store them as floats: 64 x 64): a transposed
 // copy and add through them, bhalf_t beside the float cases and half_t beside the double ones, on every backend.
 TYPED_TEST(RankCallsTest, DeviceTilesOf16BitElements) {
   using T = typename TypeParam::value_type;
   using H = std::conditional_t<std::is_same_v<T, float>, Kokkos::Experimental::bhalf_t, Kokkos::Experimental::half_t>;
-  using M = typename TypeParam::memory_space;
   const typename TypeParam::execution_space exec;
-  const int rows = 150, cols = 260;  // 2 x 3 tiles, partial ones along both
-  Kokkos::View<H**, Kokkos::LayoutRight, M> out("out", rows, cols), y("y", rows, cols);
-  Kokkos::View<H**, Kokkos::LayoutLeft, M> x("x", rows, cols);
-  auto hx = Kokkos::create_mirror_view(x);
-  auto hy = Kokkos::create_mirror_view(y);
-  for (int i = 0; i < rows; ++i)
-    for (int j = 0; j < cols; ++j) {
-      hx(i, j) = from_float<H>(float((i * 7 + j * 3) % 64));
-      hy(i, j) = from_float<H>(float(j % 16 - 8));
-    }
-  Kokkos::deep_copy(x, hx);
-  Kokkos::deep_copy(y, hy);
-  const auto wrong = [&](auto expected) {
-    const auto ho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
-    int count = 0;
-    for (int i = 0; i < rows; ++i)
-      for (int j = 0; j < cols; ++j) count += to_float(ho(i, j)) != expected(i, j);
-    return count;
-  };
+  const TransposeCase<H, typename TypeParam::memory_space> c(150, 260);  // 2 x 3 tiles, partial ones along both
   const int edge = sizeof(H) == 2 ? 128 : 64;
-  EXPECT_EQ(device_tiles(exec, 48 << 10, impl::ConvertTo<H>{}, out, x), edge);
-  EXPECT_EQ(wrong([&](int i, int j) { return to_float(hx(i, j)); }), 0) << "copy";
-  EXPECT_EQ(device_tiles(exec, 48 << 10, impl::Plus{}, out, x, y), edge);
-  EXPECT_EQ(wrong([&](int i, int j) { return to_float(hx(i, j)) + to_float(hy(i, j)); }), 0) << "add";
+  EXPECT_EQ(device_tiles(exec, 48 << 10, impl::ConvertTo<H>{}, c.out, c.x), edge);
+  EXPECT_EQ(c.wrong(false), 0) << "copy";
+  EXPECT_EQ(device_tiles(exec, 48 << 10, impl::Plus{}, c.out, c.x, c.y), edge);
+  EXPECT_EQ(c.wrong(true), 0) << "add";
 }
 
 // A transposed input whose pitch is a multiple of 4 KiB (1024 rows of a LayoutLeft view): hosts walk narrow blocks
 // of one cache line by 256 rows (kstream/impl/plan.hpp), partial ones along the columns; every element right.
 TYPED_TEST(RankCallsTest, TransposesAcrossAPowerOfTwoPitch) {
-  using T = typename TypeParam::value_type;
-  using M = typename TypeParam::memory_space;
   const typename TypeParam::execution_space exec;
-  const int rows = 1024, cols = 37;
-  Kokkos::View<T**, Kokkos::LayoutRight, M> out("out", rows, cols), y("y", rows, cols);
-  Kokkos::View<T**, Kokkos::LayoutLeft, M> x("x", rows, cols);
-  auto hx = Kokkos::create_mirror_view(x);
-  auto hy = Kokkos::create_mirror_view(y);
-  for (int i = 0; i < rows; ++i)
-    for (int j = 0; j < cols; ++j) {
-      hx(i, j) = T(i * 64 + j);
-      hy(i, j) = T(j % 5);
-    }
-  Kokkos::deep_copy(x, hx);
-  Kokkos::deep_copy(y, hy);
-  const auto wrong = [&](auto expected) {
-    const auto ho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
-    int count = 0;
-    for (int i = 0; i < rows; ++i)
-      for (int j = 0; j < cols; ++j) count += ho(i, j) != expected(i, j);
-    return count;
-  };
-  kstream::copy(exec, out, x);
-  EXPECT_EQ(wrong([&](int i, int j) { return hx(i, j); }), 0) << "copy";
-  kstream::add(exec, x, y, out);
-  EXPECT_EQ(wrong([&](int i, int j) { return hx(i, j) + hy(i, j); }), 0) << "add";
+  const TransposeCase<typename TypeParam::value_type, typename TypeParam::memory_space> c(1024, 37);
+  kstream::copy(exec, c.out, c.x);
+  EXPECT_EQ(c.wrong(false), 0) << "copy";
+  kstream::add(exec, c.x, c.y, c.out);
+  EXPECT_EQ(c.wrong(true), 0) << "add";
 }
 
 // kstream::copy between Kokkos layout types and a subview, with a conversion (float <-> double) and recorded; its
