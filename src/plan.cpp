@@ -255,6 +255,11 @@ bool plan_device_rows(const CallFacts& c, Plan& p) {
   return true;
 }
 
+/// Whether an operand runs along dimension d (unit stride) and not along the innermost.
+bool runs_across(const Geometry& g, const Operand& op, int d) {
+  return g.stride(op, 0) != 1 && g.stride(op, d) == 1;
+}
+
 /// The dimension an input runs along (unit stride) where the output runs along its innermost and that input does
 /// not (a transpose, a mixed layout): the general call's tiles take it with the innermost; -1 where none.
 std::int8_t cross_dimension(const CallFacts& c, const Geometry& g) {
@@ -262,7 +267,7 @@ std::int8_t cross_dimension(const CallFacts& c, const Geometry& g) {
   if (g.stride(c.out, 0) != 1) return -1;
   for (int k = 1; k < ops.count(); ++k)
     for (int d = 1; d < g.dims; ++d)
-      if (g.stride(ops[k], 0) != 1 && g.stride(ops[k], d) == 1) return std::int8_t(d);
+      if (runs_across(g, ops[k], d)) return std::int8_t(d);
   return -1;
 }
 
@@ -284,7 +289,7 @@ void plan_device_general(const CallFacts& c, Plan& p) {
   if (p.cross_dim < 0) return;
   // The edge: tile rows of transpose_row_bytes of the smallest element, halved while the inputs along the cross
   // dimension do not all fit the team's scratch; at the smallest edge they go through it in order while it holds.
-  const auto along_cross = [&](int k) { return g.stride(ops[k], 0) != 1 && g.stride(ops[k], p.cross_dim) == 1; };
+  const auto along_cross = [&](int k) { return runs_across(g, ops[k], p.cross_dim); };
   const auto staged_bytes = [&](int k, int edge) {
     return std::int64_t(edge) * (edge + 1) * ops[k].element_bytes + 16;
   };
