@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <bit>
 #include <climits>
+#include <kstream/impl/host_square.hpp>
 #include <kstream/impl/plan.hpp>
 #include <kstream/streaming_stores.hpp>
 #include <stdexcept>
@@ -340,11 +341,16 @@ void plan_host_walk(const CallFacts& c, Plan& p) {
   std::int64_t tile = c.shape.tile_packs() * elements_per_pack(c.out.element_bytes);
   if (!unit) p.cross_dim = cross_dimension(c, g);
   if (p.cross_dim >= 0) {  // tiles of whole blocks (walk_blocks): body_items and the tile count blocks
-    bool aliased = false;
-    for (int k = 1; k < ops.count(); ++k)
+    bool aliased = false, squares = host_square_edge(c.out.element_bytes) > 0;
+    for (int k = 1; k < ops.count(); ++k) {
       aliased = aliased ||
                 (g.stride(ops[k], 0) != 1 && g.stride(ops[k], 0) * ops[k].element_bytes % host_aliasing_bytes == 0);
-    p.block_inner = aliased ? int(std::max<std::int64_t>(1, host_line_bytes / c.out.element_bytes)) : host_block_inner;
+      squares = squares && (g.stride(ops[k], 0) == 1 ||
+                            (ops[k].element_bytes == c.out.element_bytes && g.stride(ops[k], p.cross_dim) == 1));
+    }
+    p.block_inner = !aliased  ? host_block_inner
+                    : squares ? host_aliased_square_inner
+                              : int(std::max<std::int64_t>(1, host_line_bytes / c.out.element_bytes));
     p.block_cross = aliased ? host_aliased_cross : host_block_cross;
     p.body_items = n = round_up(g.extents[0], p.block_inner) / p.block_inner *
                        (round_up(g.extents[p.cross_dim], p.block_cross) / p.block_cross) *

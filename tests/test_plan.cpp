@@ -7,6 +7,7 @@
 #include <climits>
 #include <cstdint>
 #include <initializer_list>
+#include <kstream/impl/host_square.hpp>
 #include <kstream/impl/plan.hpp>
 #include <kstream/impl/reduce_plan.hpp>
 #include <kstream/streaming_stores.hpp>
@@ -463,16 +464,20 @@ TEST(Plan, HostCallsOfSeveralDimensionsWalkTilesOfTheFlattenedIndex) {
   EXPECT_EQ(p.chunks_per_thread, 2) << "an explicit shape of 1024 packs, 4096 floats: two blocks of 2048";
   EXPECT_EQ(p.block_inner, 128);
   EXPECT_EQ(p.block_cross, 16);
-  // A pitch of 4 KiB (1024 floats, 512 doubles): one line of the output by 256 rows.
+  // A pitch of 4 KiB (1024 floats, 512 doubles): 64 elements of the output by 256 rows where the block goes in
+  // squares (an input across of the output's element size), else one line of the output by 256 rows.
+  const bool squares = impl::host_square_edge(4) > 0 && impl::host_square_edge(8) > 0;
   const std::array<std::int64_t, 2> pow2{1024, 300};
   p = plan_nd(tensor<2>(4, pow2, {300, 1}), {tensor<2>(4, pow2, {1, 1024})}, false, host_default);
-  EXPECT_EQ(p.block_inner, 16);
+  EXPECT_EQ(p.block_inner, squares ? 64 : 16);
   EXPECT_EQ(p.block_cross, 256);
-  EXPECT_EQ(p.body_items, 19 * 4) << "300 in blocks of 16, 1024 in blocks of 256";
+  EXPECT_EQ(p.body_items, (squares ? 5 : 19) * 4) << "300 in blocks of 64 (16), 1024 in blocks of 256";
   const std::array<std::int64_t, 2> pow2_doubles{512, 300};
   p = plan_nd(tensor<2>(8, pow2_doubles, {300, 1}), {tensor<2>(8, pow2_doubles, {1, 512})}, false, host_default);
-  EXPECT_EQ(p.block_inner, 8);
+  EXPECT_EQ(p.block_inner, squares ? 64 : 8);
   EXPECT_EQ(p.block_cross, 256);
+  p = plan_nd(tensor<2>(4, pow2_doubles, {300, 1}), {tensor<2>(8, pow2_doubles, {1, 512})}, false, host_default);
+  EXPECT_EQ(p.block_inner, 16) << "doubles across into floats: rows, one line of the output";
   const Operand strided = tensor<3>(8, e, {2 * 9 * 140, 2 * 140, 2});
   EXPECT_EQ(plan_nd(a, {strided}, false, host_default).cross_dim, -1) << "no input runs along another dimension";
 }

@@ -245,6 +245,44 @@ TYPED_TEST(RankCallsTest, TransposesAcrossAPowerOfTwoPitch) {
   EXPECT_EQ(c.wrong(true), 0) << "add";
 }
 
+// Host blocks go in squares transposed in registers (kstream/impl/host_square.hpp: 8 floats, 4 doubles, 16 16-bit
+// elements a side) and the rest of each block row by row: extents that leave partial squares along both
+// dimensions, 16-bit elements, and a rank-3 mix with one input along the output's innermost and one across it.
+TYPED_TEST(RankCallsTest, TransposesInSquaresWithPartialEdges) {
+  using T = typename TypeParam::value_type;
+  using M = typename TypeParam::memory_space;
+  const typename TypeParam::execution_space exec;
+  for (const auto& [rows, cols] : {std::pair{45, 67}, std::pair{1024, 21}, std::pair{8, 8}}) {
+    const TransposeCase<T, M> c(rows, cols);
+    kstream::copy(exec, c.out, c.x);
+    EXPECT_EQ(c.wrong(false), 0) << "copy " << rows << " x " << cols;
+    kstream::add(exec, c.x, c.y, c.out);
+    EXPECT_EQ(c.wrong(true), 0) << "add " << rows << " x " << cols;
+  }
+  const TransposeCase<Kokkos::Experimental::bhalf_t, M> h(70, 37);
+  kstream::add(exec, h.x, h.y, h.out);
+  EXPECT_EQ(h.wrong(true), 0) << "bhalf_t";
+  Kokkos::View<T***, Kokkos::LayoutRight, M> out("out", 9, 13, 19), y("y", 9, 13, 19);
+  Kokkos::View<T***, Kokkos::LayoutLeft, M> x("x", 9, 13, 19);
+  auto hx = Kokkos::create_mirror_view(x);
+  auto hy = Kokkos::create_mirror_view(y);
+  for (int i = 0; i < 9; ++i)
+    for (int j = 0; j < 13; ++j)
+      for (int k = 0; k < 19; ++k) {
+        hx(i, j, k) = T(i * 13 * 19 + j * 19 + k);
+        hy(i, j, k) = T(k % 5);
+      }
+  Kokkos::deep_copy(x, hx);
+  Kokkos::deep_copy(y, hy);
+  kstream::add(exec, x, y, out);
+  const auto ho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+  int wrong = 0;
+  for (int i = 0; i < 9; ++i)
+    for (int j = 0; j < 13; ++j)
+      for (int k = 0; k < 19; ++k) wrong += ho(i, j, k) != T(i * 13 * 19 + j * 19 + k) + T(k % 5);
+  EXPECT_EQ(wrong, 0) << "rank 3, x LayoutLeft";
+}
+
 // kstream::copy between Kokkos layout types and a subview, with a conversion (float <-> double) and recorded; its
 // errors.
 TYPED_TEST(RankCallsTest, CopyAcrossLayoutTypesConversionsRecordingAndErrors) {

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <kstream/impl/host_square.hpp>
 #include <kstream/impl/index_math.hpp>
 #include <kstream/impl/overlap.hpp>
 #include <kstream/impl/plan.hpp>
@@ -267,7 +268,20 @@ void check_elementwise(Call& c, const CallFacts& facts) {
           const std::int64_t last = std::min(p.body_items, first + p.chunks_per_thread);
           if (p.cross_dim >= 0) {
             CHECK(p.block_inner >= 1 && p.block_cross >= 1, p.block_inner, p.block_cross);
-            walk_blocks(s, p.cross_dim, p.block_inner, p.block_cross, first, last, each);
+            // each block in squares of the output's host edge (as HostWalkFunctor where its layouts allow)
+            const int edge = host_square_edge(list[0]->element_bytes), cross = p.cross_dim;
+            const auto square = [&](const std::int64_t(&corner)[N]) {
+              for (int c = 0; c < edge; ++c)
+                for (int i = 0; i < edge; ++i) {
+                  std::int64_t at[N];
+                  for (int k = 0; k < N; ++k) at[k] = corner[k] + c * s.stride[k][cross] + i * s.stride[k][0];
+                  visit(at);
+                }
+            };
+            walk_blocks(s, cross, p.block_inner, p.block_cross, first, last,
+                        [&](const std::int64_t(&offset)[N], std::int64_t length, std::int64_t rows) {
+                          split_block(s, cross, offset, length, rows, edge, square, each);
+                        });
           } else {
             walk_runs(s, first, last, each);
           }

@@ -7,10 +7,12 @@
 //   TileFunctor      device, an input along another dimension than the output's innermost (transposes, mixed
 //                    layouts): a team per tile of two dimensions (TiledCoordinates), those inputs through scratch;
 //   HostWalkFunctor  host: tiles of the flattened index, each one thread's walk along its rows (a contiguous row
-//                    is a plain vectorized loop, with streaming stores where the plan says).
+//                    is a plain vectorized loop, with streaming stores where the plan says); an input along another
+//                    dimension in blocks, squares of them transposed in registers (host_square.hpp).
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cstdint>
+#include <kstream/impl/host_square.hpp>
 #include <kstream/impl/index_math.hpp>
 #include <kstream/impl/pack.hpp>
 #include <kstream/impl/plan.hpp>
@@ -139,6 +141,7 @@ struct HostWalkFunctor : OpField<Op> {
   std::int64_t n, tile_elements;  ///< elements, or blocks where cross >= 0
   bool streaming_stores;
   int cross, block_inner, block_cross;
+  static constexpr int Edge = host_square_edge_of<OutT>;  ///< squares' edge (0: rows only)
 
   HostWalkFunctor(const Bases<Seq, OutT, InTs...>& at_, const Plan& p, const Strides<K>& strides_, const Op& op)
       : OpField<Op>(op),
@@ -164,8 +167,56 @@ struct HostWalkFunctor : OpField<Op> {
     bool unit = true;
     for (int k = 0; k < K; ++k) unit = unit && strides.stride[k][0] == 1;
     const auto each = [&](const std::int64_t(&offset)[K], std::int64_t length) { run(offset, length, unit, Seq{}); };
-    if (cross >= 0) return walk_blocks(strides, cross, block_inner, block_cross, first, last, each);
-    walk_runs(strides, first, last, each);
+    if (cross < 0) return walk_runs(strides, first, last, each);
+    const int edge = in_squares(Seq{}) ? Edge : 0;
+    const auto square = [&](const std::int64_t(&corner)[K]) { this->square(corner, Seq{}); };
+    walk_blocks(strides, cross, block_inner, block_cross, first, last,
+                [&](const std::int64_t(&offset)[K], std::int64_t length, std::int64_t rows) {
+                  split_block(strides, cross, offset, length, rows, edge, square, each);
+                });
+  }
+
+  /// Squares of the output's edge (kstream/impl/host_square.hpp) where the output and every input run along the
+  /// innermost dimension or, with the output's element size, along the cross dimension.
+  template <std::size_t... Is>
+  bool in_squares(std::index_sequence<Is...>) const {
+    return Edge > 0 && strides.stride[0][0] == 1 &&
+           ((strides.stride[Is + 1][0] == 1 ||
+             (host_square_edge_of<InTs> == Edge && strides.stride[Is + 1][cross] == 1)) &&
+            ...);
+  }
+
+  /// Input I's elements of a square: in place where it runs along the innermost, else its square transposed into
+  /// `staged` (element (c, i) at c * Edge + i).
+  template <std::size_t I, class T>
+  const T* square_of(std::int64_t offset, T* staged) const {
+    const T* from = get<I>(at.in) + offset;
+    if (strides.stride[I + 1][0] == 1) return from;
+    if constexpr (host_square_edge_of<T> == Edge) load_across(from, strides.stride[I + 1][0], staged);
+    return staged;
+  }
+
+  static constexpr int SquareElements = Edge == 0 ? 1 : Edge * Edge;
+  template <class T>
+  using SquareOf = T[SquareElements];
+
+  /// One square of Edge x Edge elements at `corner`: the output row by row, Edge elements (32 bytes) a row.
+  template <std::size_t... Is>
+  void square(const std::int64_t (&corner)[K], std::index_sequence<Is...>) const {
+    Slots<Seq, SquareOf<InTs>...> staged;
+    const Slots<Seq, const InTs*...> from{{square_of<Is>(corner[Is + 1], get<Is>(staged))}...};
+    const std::int64_t step[K] = {0, (strides.stride[Is + 1][0] == 1 ? strides.stride[Is + 1][cross] : Edge)...};
+    OutT* target = at.out + corner[0];
+    for (int c = 0; c < Edge; ++c, target += strides.stride[0][cross]) {
+      alignas(host_square_bytes) OutT row[Edge];
+      for (int i = 0; i < Edge; ++i) row[i] = this->operation()(get<Is>(from)[c * step[Is + 1] + i]...);
+      if (streaming_stores && reinterpret_cast<std::uintptr_t>(target) % 16 == 0) {
+        for (int half = 0; half < host_square_bytes; half += 16)
+          host_streaming_store_16(reinterpret_cast<char*>(target) + half, reinterpret_cast<const char*>(row) + half);
+      } else {
+        std::memcpy(static_cast<void*>(target), row, host_square_bytes);
+      }
+    }
   }
 
   template <std::size_t... Is>

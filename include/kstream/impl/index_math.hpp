@@ -275,12 +275,13 @@ void walk_runs(const Strides<K>& s, std::int64_t first, std::int64_t last, const
   }
 }
 
-/// Calls run(offset, length) for each run along the innermost dimension of blocks [first, last) of
-/// block_inner x block_cross elements of the (innermost, cross) plane, the other dimensions outermost (the plan's
-/// body_items counts them): a block's runs are its rows along the innermost dimension, clipped at the extents.
-template <int K, class Run>
+/// Calls each_block(offset, length, rows) for each of blocks [first, last) of block_inner x block_cross elements of
+/// the (innermost, cross) plane, the other dimensions outermost (the plan's body_items counts them): `rows` rows of
+/// `length` elements along the innermost dimension from `offset`, one stride along the cross dimension apart
+/// (clipped at the extents).
+template <int K, class Block>
 void walk_blocks(const Strides<K>& s, int cross, std::int64_t block_inner, std::int64_t block_cross, std::int64_t first,
-                 std::int64_t last, const Run& run) {
+                 std::int64_t last, const Block& each_block) {
   const std::int64_t inner_blocks = (s.extent[0] + block_inner - 1) / block_inner;
   const std::int64_t cross_blocks = (s.extent[cross] + block_cross - 1) / block_cross;
   for (std::int64_t block = first; block < last; ++block) {
@@ -296,12 +297,30 @@ void walk_blocks(const Strides<K>& s, int cross, std::int64_t block_inner, std::
       rest /= s.extent[d];
       for (int k = 0; k < K; ++k) offset[k] += coordinate * s.stride[k][d];
     }
-    const std::int64_t length = std::min(block_inner, s.extent[0] - inner);
-    const std::int64_t rows = std::min(block_cross, s.extent[cross] - along);
-    for (std::int64_t r = 0; r < rows; ++r) {
-      run(offset, length);
-      for (int k = 0; k < K; ++k) offset[k] += s.stride[k][cross];
+    each_block(offset, std::min(block_inner, s.extent[0] - inner), std::min(block_cross, s.extent[cross] - along));
+  }
+}
+
+/// A block of walk_blocks as squares of edge x edge elements where edge > 0: square(offset) for each, at its first
+/// row's first element, a row of squares at a time; the rest of the block (the elements past the last whole
+/// square of a row, the rows past the last whole row of squares) as runs along the innermost: run(offset, length).
+template <int K, class Square, class Run>
+void split_block(const Strides<K>& s, int cross, const std::int64_t (&offset)[K], std::int64_t length,
+                 std::int64_t rows, int edge, const Square& square, const Run& run) {
+  const std::int64_t inner_squares = edge > 0 ? length / edge * edge : 0,
+                     square_rows = edge > 0 ? rows / edge * edge : 0;
+  std::int64_t at[K];
+  for (std::int64_t r = 0; r < rows; ++r) {
+    for (int k = 0; k < K; ++k) at[k] = offset[k] + r * s.stride[k][cross];
+    const std::int64_t done = r < square_rows ? inner_squares : 0;
+    for (std::int64_t i = 0; i < done && r % edge == 0; i += edge) {
+      std::int64_t corner[K];
+      for (int k = 0; k < K; ++k) corner[k] = at[k] + i * s.stride[k][0];
+      square(corner);
     }
+    if (done == length) continue;
+    for (int k = 0; k < K; ++k) at[k] += done * s.stride[k][0];
+    run(at, length - done);
   }
 }
 

@@ -114,8 +114,11 @@ inline constexpr int transpose_team = 256, transpose_row_bytes = 256, transpose_
 /// while the block's rows go by, where the output's order alone reads one element of each line per row. Where an
 /// input's step along the innermost is a multiple of host_aliasing_bytes (a power-of-two pitch), the lines of one
 /// block row all fall in one set of a 4 KiB-way L1 and evict each other: the block narrows to one cache line of
-/// the output by host_aliased_cross rows.
-inline constexpr int host_block_inner = 128, host_block_cross = 16, host_aliased_cross = 256;
+/// the output by host_aliased_cross rows, or host_aliased_square_inner elements by as many where the block goes in
+/// squares transposed in registers (kstream/impl/host_square.hpp: every input along the innermost, or along the
+/// cross dimension with the output's element size).
+inline constexpr int host_block_inner = 128, host_block_cross = 16, host_aliased_cross = 256,
+                     host_aliased_square_inner = 64;
 inline constexpr std::int64_t host_aliasing_bytes = 4096, host_line_bytes = 64;
 
 /// Inputs whose shifts a shifted plan holds; calls with more take the contiguous strategy.
