@@ -5,6 +5,8 @@
 #include <kstream/impl/host_square.hpp>
 #include <kstream/impl/plan.hpp>
 #include <kstream/streaming_stores.hpp>
+#include <mutex>
+#include <set>
 #include <stdexcept>
 #include <string>
 
@@ -389,7 +391,6 @@ bool host_streams(const Operand& out, bool unit_output, bool out_is_an_input, st
   return false;
 }
 
-
 std::int64_t one_launch_teams(std::int64_t chunks, int team_size, std::int64_t resident_threads) {
   return chunks <= resident_teams(team_size, resident_threads) ? chunks : 0;
 }
@@ -441,7 +442,18 @@ const char* strategy_name(Strategy strategy) {
 }
 
 std::string plan_name(const Plan& p) {
-  return std::string(strategy_name(p.strategy)) + (p.rows > 1 && p.strategy != Strategy::general ? " rows" : "");
+  const std::string strategy = strategy_name(p.strategy);
+  if (p.strategy == Strategy::general)
+    return p.cross_dim < 0 ? strategy : strategy + (p.tile_edge > 0 ? "/tiles" : "/blocks");
+  return p.rows > 1 ? "rows/" + strategy : strategy;
+}
+
+const char* kernel_label(const char* call, const Plan& p) {
+  static std::mutex lock;
+  static std::set<std::string> labels;
+  std::string label = std::string(call) + "[" + plan_name(p) + "]";
+  const std::lock_guard<std::mutex> hold(lock);
+  return labels.insert(std::move(label)).first->c_str();
 }
 
 Plan plan(const CallFacts& c) {

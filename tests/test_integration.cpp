@@ -78,21 +78,30 @@ struct Triple {
   }
 };
 
-TYPED_TEST(IntegrationTest, EveryEntryPointLaunchesOneKernelWithItsLabel) {
+/// "<call>[<strategy>]": the label Kokkos Tools see for a call whose plan is p.
+std::string labelled(const char* call, const kstream::impl::Plan& p) {
+  return std::string(call) + "[" + kstream::impl::plan_name(p) + "]";
+}
+
+TYPED_TEST(IntegrationTest, EveryEntryPointLaunchesOneKernelLabelledWithItsStrategy) {
   using T = typename TypeParam::value_type;
   using M = typename TypeParam::memory_space;
-  const typename TypeParam::execution_space exec;
+  using E = typename TypeParam::execution_space;
+  const E exec;
+  const TileShape own{1, 2, 3}, space = kstream::default_tile_shape<E>();
   for (const std::int64_t n : {std::int64_t(1), std::int64_t(1000), std::int64_t(100003)}) {
     Kokkos::View<T*, M> x("x", n), y("y", n), z("z", n), out("out", n);
+    const auto p = kstream::impl::plan_of(exec, space, out, x, y);
     const std::vector<std::pair<std::string, std::function<void()>>> calls = {
-        {"kstream::add[tiled]", [&] { kstream::add(exec, x, y, out); }},
-        {"kstream::add[tiled]", [&] { kstream::add(x, y, out); }},
-        {"kstream::fma[tiled]", [&] { kstream::fma(exec, x, y, z, out); }},
-        {"kstream::fma[tiled]",
-         [&] {
-           kstream::fma(exec, x, y, z, out, TileShape{1, 2, 3});
-         }},
-        {"kstream::transform[tiled]", [&] { kstream::transform(exec, out, Triple{}, x); }},
+        {labelled("kstream::add", p), [&] { kstream::add(exec, x, y, out); }},
+        {labelled("kstream::add", p), [&] { kstream::add(x, y, out); }},
+        {labelled("kstream::fma", kstream::impl::plan_of(exec, space, out, x, y, z)),
+         [&] { kstream::fma(exec, x, y, z, out); }},
+        {labelled("kstream::fma", kstream::impl::plan_of(exec, own, out, x, y, z)),
+         [&] { kstream::fma(exec, x, y, z, out, own); }},
+        {labelled("kstream::transform", kstream::impl::plan_of(exec, space, out, x)),
+         [&] { kstream::transform(exec, out, Triple{}, x); }},
+        {labelled("kstream::copy", kstream::impl::plan_of(exec, space, out, x)), [&] { kstream::copy(exec, out, x); }},
         {"kstream::add[naive]", [&] { kstream::naive::add(exec, x, y, out); }},
         {"kstream::fma[naive]", [&] { kstream::naive::fma(exec, x, y, z, out); }},
         {"kstream::transform[naive]", [&] { kstream::naive::transform(exec, out, Triple{}, x); }},
@@ -102,16 +111,24 @@ TYPED_TEST(IntegrationTest, EveryEntryPointLaunchesOneKernelWithItsLabel) {
       ASSERT_EQ(kernels.size(), 1u) << label << " n=" << n;
       EXPECT_EQ(kernels[0], label) << "n=" << n;
     }
-    // Unequally aligned and strided views run other strategies of the same engine: still one kernel, same label.
+    // Unequally aligned and strided views run other strategies of the same engine: still one kernel, its label.
     auto shifted = Kokkos::subview(x, Kokkos::pair<std::int64_t, std::int64_t>(n > 1 ? 1 : 0, n));
     auto shifted_out = Kokkos::subview(out, Kokkos::pair<std::int64_t, std::int64_t>(0, shifted.extent(0)));
     Kokkos::View<T*, M> wide("wide", 2 * n);
     Kokkos::View<T*, Kokkos::LayoutStride, M> strided(wide.data(), Kokkos::LayoutStride(n, 2));
     EXPECT_EQ(kernels_of([&] { kstream::add(exec, shifted, shifted, shifted_out); }),
-              std::vector<std::string>{"kstream::add[tiled]"});
+              std::vector<std::string>{
+                  labelled("kstream::add", kstream::impl::plan_of(exec, space, shifted_out, shifted, shifted))});
     EXPECT_EQ(kernels_of([&] { kstream::transform(exec, strided, Triple{}, strided); }),
-              std::vector<std::string>{"kstream::transform[tiled]"});
+              std::vector<std::string>{
+                  labelled("kstream::transform", kstream::impl::plan_of(exec, space, strided, strided))});
   }
+  // A transpose: the host's blocks or the device's tiles, named so.
+  Kokkos::View<T**, Kokkos::LayoutRight, M> right("right", 40, 50);
+  Kokkos::View<T**, Kokkos::LayoutLeft, M> left("left", 40, 50);
+  const char* const transpose =
+      kstream::is_device_execution_space_v<E> ? "kstream::copy[general/tiles]" : "kstream::copy[general/blocks]";
+  EXPECT_EQ(kernels_of([&] { kstream::copy(exec, right, left); }), std::vector<std::string>{transpose});
   // n == 0 launches nothing.
   Kokkos::View<T*, M> empty("empty", 0);
   EXPECT_TRUE(kernels_of([&] { kstream::add(exec, empty, empty, empty); }).empty());

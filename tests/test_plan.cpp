@@ -341,7 +341,7 @@ TEST(Plan, InteriorsRunAsPackedRowsOnDevices) {
   const std::int64_t first = 512 * 512 + 512 + 1;
   const Operand out = tensor<3>(4, e, s, first), x = tensor<3>(4, e, s, first), y = tensor<3>(4, e, s, first);
   const Plan p = plan_nd(out, {x, y});
-  EXPECT_EQ(impl::plan_name(p), "packed rows");
+  EXPECT_EQ(impl::plan_name(p), "rows/packed");
   EXPECT_EQ(p.rows, 510 * 510);
   EXPECT_EQ(p.head, 3);
   EXPECT_EQ(p.body_items, 126);
@@ -357,7 +357,7 @@ TEST(Plan, InteriorsRunAsPackedRowsOnDevices) {
   // Rows at different offsets from a pack boundary (a pitch of 513 floats): single elements.
   const std::array<std::int64_t, 3> odd{513 * 513, 513, 1};
   const Plan q = plan_nd(tensor<3>(4, e, odd, 1), {tensor<3>(4, e, odd, 1), tensor<3>(4, e, odd, 1)});
-  EXPECT_EQ(impl::plan_name(q), "contiguous rows");
+  EXPECT_EQ(impl::plan_name(q), "rows/contiguous");
   EXPECT_EQ(q.team_size, 128);  // 510 floats, four per thread
   // Short rows run general, as do transposes and strided rows; a count past 2^31 takes 64-bit index math.
   const std::array<std::int64_t, 3> small{100, 100, 100};
@@ -365,7 +365,7 @@ TEST(Plan, InteriorsRunAsPackedRowsOnDevices) {
   EXPECT_EQ(impl::plan_name(plan_nd(short_rows, {short_rows})), "general");
   const Operand left = tensor<3>(4, small, {1, 100, 10000});
   const Plan t = plan_nd(tensor<3>(4, small, {10000, 100, 1}), {left});
-  EXPECT_EQ(impl::plan_name(t), "general");
+  EXPECT_EQ(impl::plan_name(t), "general/tiles");
   EXPECT_FALSE(t.wide_indices);
   EXPECT_EQ(t.cross_dim, 2) << "tiles of the output's rows and the input's (the output's outermost dimension)";
   EXPECT_EQ(t.tile_edge, 32) << "no scratch for 64 x 65 floats: the smallest edge";
@@ -390,15 +390,15 @@ TEST(Plan, RowsTakeWholeWavefrontsOnHipDevices) {
   const Operand rows = tensor<2>(4, e, s);
   const Plan cuda = plan_nd(rows, {rows, rows});
   const Plan hip = plan_nd(rows, {rows, rows}, true, device_default, cdna_wavefront);
-  ASSERT_EQ(impl::plan_name(cuda), "packed rows");
-  ASSERT_EQ(impl::plan_name(hip), "packed rows");
+  ASSERT_EQ(impl::plan_name(cuda), "rows/packed");
+  ASSERT_EQ(impl::plan_name(hip), "rows/packed");
   EXPECT_EQ(cuda.body_items, 70);
   EXPECT_EQ(cuda.team_size, 96);
   EXPECT_EQ(hip.team_size, 128);
   EXPECT_EQ(hip.league, 1000) << "one team per row";
   // A row must hold a warp's packs: 200 floats (800 bytes) are rows on CUDA (512), general on CDNA (1024).
   const Operand shorter = tensor<2>(4, {1000, 200}, {208, 1});
-  EXPECT_EQ(impl::plan_name(plan_nd(shorter, {shorter})), "packed rows");
+  EXPECT_EQ(impl::plan_name(plan_nd(shorter, {shorter})), "rows/packed");
   EXPECT_EQ(impl::plan_name(plan_nd(shorter, {shorter}, true, device_default, cdna_wavefront)), "general");
 }
 
@@ -408,7 +408,7 @@ TEST(Plan, DeviceTilesOfRowsOf256BytesStageTheInputsAlongTheCrossDimensionWhileS
   const Operand out = tensor<2>(8, e, {300, 1}), left = tensor<2>(8, e, {1, 1000});
   const std::vector<Operand> ins{out, left, left, left, left, left, left, left};
   const Plan cuda = plan_nd(out, ins, true, device_default, 32, 48 << 10);
-  EXPECT_EQ(impl::plan_name(cuda), "general");
+  EXPECT_EQ(impl::plan_name(cuda), "general/tiles");
   EXPECT_EQ(cuda.cross_dim, 1);
   EXPECT_EQ(cuda.league, 10 * 32) << "300 in 10 tiles of 32, 1000 in 32";
   EXPECT_EQ(cuda.tile_edge, 32) << "32 doubles: a row of 256 bytes";
@@ -442,17 +442,17 @@ TEST(Plan, HostCallsOfSeveralDimensionsWalkTilesOfTheFlattenedIndex) {
   const std::array<std::int64_t, 3> e{6, 7, 130}, s{9 * 140, 140, 1};
   const Operand a = tensor<3>(8, e, s, 3);
   Plan p = plan_nd(a, {a, a}, false, host_default);
-  EXPECT_EQ(impl::plan_name(p), "contiguous rows");
+  EXPECT_EQ(impl::plan_name(p), "rows/contiguous");
   EXPECT_EQ(p.rows, 42);
   EXPECT_EQ(p.league, 16);
   EXPECT_GE(std::int64_t(p.chunks_per_thread) * p.league, 6 * 7 * 130);
   const Operand left = tensor<3>(8, e, {1, 6, 42});
-  EXPECT_EQ(impl::plan_name(plan_nd(a, {left}, false, host_default)), "general");
+  EXPECT_EQ(impl::plan_name(plan_nd(a, {left}, false, host_default)), "general/blocks");
   p = plan_nd(a, {a}, false, TileShape{1, 2, 8});  // an explicit shape: tiles of 16 packs' worth of elements
   EXPECT_EQ(p.chunks_per_thread, 32);
   // An input along another dimension (a transpose, a mixed layout): blocks of that dimension and the output's rows.
   p = plan_nd(a, {a, left}, false, host_default);
-  EXPECT_EQ(impl::plan_name(p), "general");
+  EXPECT_EQ(impl::plan_name(p), "general/blocks");
   EXPECT_EQ(p.cross_dim, 2) << "left runs along the output's outermost dimension (extent 6)";
   EXPECT_EQ(p.body_items, 2 * 1 * 7) << "130 in blocks of 128, 6 in one block of 16, times 7";
   EXPECT_GE(std::int64_t(p.chunks_per_thread) * p.league, p.body_items);

@@ -7,7 +7,8 @@
 // Views of one rank (1 to 8) and one arithmetic type, any layouts (strided, padded and offset subviews, transposes);
 // out may be x or y exactly.
 // Asynchronous on exec, like Kokkos::parallel_for. Throws std::invalid_argument on extent mismatch or partial
-// overlap, naming the views. The kernel is labelled "kstream::add[tiled]" for Kokkos Tools.
+// overlap, naming the views. Kokkos Tools see the kernel as "kstream::add[<strategy>]", the strategy the plan chose
+// ("kstream::add[rows/packed]", "kstream::add[general/blocks]", ...).
 #include <kstream/impl/elementwise_ops.hpp>
 #include <kstream/impl/launch.hpp>
 #include <kstream/tiling.hpp>
@@ -18,7 +19,7 @@ namespace impl {
 template <class Sink, class ExecSpace, class XView, class YView, class OutView>
 void add_to(const Sink& sink, const ExecSpace& exec, const XView& x, const YView& y, const OutView& out,
             const TileShape& shape) {
-  run_on_views(sink, "kstream::add[tiled]", exec, shape, check_add<ExecSpace>(x, y, out), out, Plus{}, x, y);
+  run_on_views(sink, "kstream::add", exec, shape, check_add<ExecSpace>(x, y, out), out, Plus{}, x, y);
 }
 }  // namespace impl
 

@@ -44,7 +44,7 @@ void copy_to(const Sink& sink, const ExecSpace& exec, const DstView& dst, const 
                 "kstream::copy: dst and src hold the same value type, or both floating-point types");
   static_check_views<ExecSpace, DstView, SrcView>();
   static constexpr const char* names[] = {"dst", "src"};
-  run_on_views(sink, "kstream::copy[tiled]", exec, default_tile_shape<ExecSpace>(),
+  run_on_views(sink, "kstream::copy", exec, default_tile_shape<ExecSpace>(),
                check_arguments("kstream::copy", names, dst, src), dst, ConvertTo<D>{}, src);
 }
 }  // namespace impl

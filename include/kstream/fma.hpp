@@ -4,7 +4,7 @@
 //   kstream::fma(exec, a, b, c, out);        kstream::fma(exec, a, b, c, out, shape);
 //   kstream::fma(a, b, c, out);              // out's execution space
 //
-// Same rules as kstream::add (see add.hpp); floating-point value types only. Label "kstream::fma[tiled]".
+// Same rules as kstream::add (see add.hpp); floating-point value types only. Label "kstream::fma[<strategy>]".
 #include <kstream/impl/elementwise_ops.hpp>
 #include <kstream/impl/launch.hpp>
 #include <kstream/tiling.hpp>
@@ -15,7 +15,7 @@ namespace impl {
 template <class Sink, class ExecSpace, class AView, class BView, class CView, class OutView>
 void fma_to(const Sink& sink, const ExecSpace& exec, const AView& a, const BView& b, const CView& c, const OutView& out,
             const TileShape& shape) {
-  run_on_views(sink, "kstream::fma[tiled]", exec, shape, check_fma<ExecSpace>(a, b, c, out), out, FusedMultiplyAdd{}, a,
+  run_on_views(sink, "kstream::fma", exec, shape, check_fma<ExecSpace>(a, b, c, out), out, FusedMultiplyAdd{}, a,
                b, c);
 }
 }  // namespace impl

@@ -23,7 +23,7 @@ void transform_to(const Sink& sink, const ExecSpace& exec, const TileShape& shap
                   const InViews&... ins) {
   static_assert(sizeof...(InViews) >= 1, "kstream::transform: give at least one input view");
   static_check_views<ExecSpace, OutView, InViews...>();
-  run_on_views(sink, "kstream::transform[tiled]", exec, shape,
+  run_on_views(sink, "kstream::transform", exec, shape,
                check_arguments("kstream::transform", nullptr, out, ins...), out, op, ins...);
 }
 }  // namespace impl

@@ -316,7 +316,8 @@ void launch_ranked(const Sink& sink, const char* label, const ExecSpace& exec, c
   throw std::logic_error(std::string(label) + ": no kernel for the " + plan_name(p) + " plan");
 }
 
-/// A call on checked views (`operands`, from check_arguments): plan, then the kernel of the plan's dimensions.
+/// A call on checked views (`operands`, from check_arguments): plan, then the kernel of the plan's dimensions,
+/// labelled `label` and the plan's strategy (kernel_label).
 template <class Sink, class ExecSpace, class OutView, class Op, class... InViews>
 void run_on_views(const Sink& sink, const char* label, const ExecSpace& exec, const TileShape& shape,
                   const CallOperands<sizeof...(InViews)>& operands, const OutView&, const Op& op, const InViews&...) {
@@ -325,6 +326,7 @@ void run_on_views(const Sink& sink, const char* label, const ExecSpace& exec, co
   const Operand* const sources = operands.ins;
   const Plan p = plan_on(label, exec, shape, std::is_same_v<Sink, LaunchNow>, target, sources, int(sizeof...(InViews)));
   if (p.league == 0) return;
+  label = Kokkos::Tools::profileLibraryLoaded() ? kernel_label(label, p) : label;  // only a tool reads it
   if (OutView::rank() == 1 || p.geometry.dims <= 1)
     return launch_flat<Sink, ExecSpace, Op, OutT, std::remove_const_t<typename InViews::value_type>...>(
         sink, label, exec, shape, p, op, target, sources);

@@ -171,8 +171,13 @@ struct Plan {
   std::int64_t tile_items() const { return std::int64_t(team_size) * items_in_flight * chunks_per_thread; }
 };
 
-/// What a plan runs, for messages and the benchmark's counters: "packed", "packed rows", "general", ...
+/// What a plan runs, for messages and kernel labels: "packed", "rows/packed" (each row so), "general" (the
+/// flattened order), "general/tiles" and "general/blocks" (a transpose's device tiles and host blocks), ...
 std::string plan_name(const Plan& p);
+
+/// "<call>[<plan_name>]" ("kstream::add[rows/packed]"), the label of a call's kernel for Kokkos Tools: one string
+/// for each distinct label, kept for the program's life.
+const char* kernel_label(const char* call, const Plan& p);
 
 /// The plan of a call. Throws std::invalid_argument for a bad tile shape and std::length_error where the call
 /// needs more teams than a TeamPolicy holds.
