@@ -1,6 +1,7 @@
 #pragma once
-// Everything kstream offers: tiled add, fma and transform, reductions (whole views and along dimensions), row
-// operations (softmax, norms), their naive baselines, recordings (graphs) and the tile shapes.
+// Everything kstream offers: tiled add, fma and transform, copy between any two layouts, reductions (whole views
+// and along dimensions), row operations (softmax, norms), their naive baselines, recordings (graphs) and the tile
+// shapes.
 #include <kstream/add.hpp>
 #include <kstream/along.hpp>
 #include <kstream/configuration.hpp>
