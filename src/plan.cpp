@@ -279,8 +279,10 @@ void plan_device_general(const CallFacts& c, Plan& p) {
   const Operands ops{c};
   const Geometry& g = p.geometry;
   p.strategy = Strategy::general;
-  p.league = p.body_items = g.size();
-  p.wide_indices = p.league > INT32_MAX;
+  p.body_items = g.size();
+  p.items_in_flight = elements_per_pack(c.out.element_bytes);  // the flattened order: a pack's bytes of out an index
+  p.league = (p.body_items + p.items_in_flight - 1) / p.items_in_flight;
+  p.wide_indices = p.body_items > INT32_MAX;
   for (int d = 0; d < g.dims; ++d) p.wide_indices = p.wide_indices || g.extents[d] > INT32_MAX;
   for (int k = 0; k < ops.count(); ++k) {
     std::int64_t last = 0;  // the span in elements, from the element at 0 to the farthest
@@ -306,13 +308,14 @@ void plan_device_general(const CallFacts& c, Plan& p) {
     if (all <= c.scratch_bytes) break;
   }
   const std::int64_t tiles = round_up(g.extents[0], edge) / edge * (round_up(g.extents[p.cross_dim], edge) / edge) *
-                             (p.league / g.extents[0] / g.extents[p.cross_dim]);
+                             (p.body_items / g.extents[0] / g.extents[p.cross_dim]);
   if (tiles > INT_MAX) {  // more teams than a TeamPolicy holds: the untiled order
     p.cross_dim = -1;
     return;
   }
   p.league = tiles;
   p.team_size = transpose_team;
+  p.items_in_flight = transpose_in_flight;
   p.tile_edge = edge;
   std::int64_t scratch = 0;
   for (int k = 1; k < ops.count(); ++k) {

@@ -131,14 +131,14 @@ TYPED_TEST(RankCallsTest, CopyBetweenEveryPairOfMappings) {
   }
 }
 
-/// op over the views through the tiles of a CUDA device's plan with `scratch` bytes of team scratch (at most what
-/// exec's teams may take), run on exec (hosts: a thread a team): the tiles' edge, or 0, and nothing run, where that
-/// plan does not tile.
+/// op over the views by a CUDA device's general kernels (tiles, or the flattened order) with `scratch` bytes of
+/// team scratch (at most what exec's teams may take), run on exec (hosts: a thread a team): the tiles' edge, 0 for
+/// the flattened order, and -1 and nothing run where that plan is not general.
 template <class Exec, class Op, class Out, class... Ins>
-int device_tiles(const Exec& exec, std::int64_t scratch, const Op& op, const Out& out, const Ins&... ins) {
+int device_general(const Exec& exec, std::int64_t scratch, const Op& op, const Out& out, const Ins&... ins) {
   const impl::Operand in_operands[] = {impl::operand_of(ins)...};
   impl::CallFacts c;
-  c.label = "device tiles";
+  c.label = "device general";
   c.device = true;
   c.scratch_bytes = std::min<std::int64_t>(scratch, Kokkos::TeamPolicy<Exec>::scratch_size_max(0));
   c.shape = TileShape{256, 1, 1};
@@ -146,29 +146,29 @@ int device_tiles(const Exec& exec, std::int64_t scratch, const Op& op, const Out
   c.ins = in_operands;
   c.inputs = int(sizeof...(Ins));
   const impl::Plan p = impl::plan(c);
-  if (p.cross_dim < 0) return 0;
-  impl::launch_general_tiles<impl::LaunchNow, Exec, Op, typename Out::value_type,
-                             typename Ins::non_const_value_type...>(impl::LaunchNow{}, c.label, exec, p, op, c.out,
-                                                                    in_operands);
+  if (p.strategy != impl::Strategy::general) return -1;
+  impl::launch_general<impl::LaunchNow, Exec, Op, typename Out::value_type, typename Ins::non_const_value_type...>(
+      impl::LaunchNow{}, c.label, exec, p, op, c.out, in_operands);
   return p.tile_edge;
 }
 
-// The device's tiles (an input along another dimension than out's innermost: transposes, mixed layouts), on every
-// backend: every pair of mappings of ranks 2 to 4, edges of every size, one input and three (some through scratch,
-// some read directly), with 48 KiB of scratch and none.
-TYPED_TEST(RankCallsTest, DeviceTilesOnEveryPairOfMappings) {
+// The device's general kernels on every backend: tiles (an input along another dimension than out's innermost:
+// transposes, mixed layouts) and the flattened order (short or strided rows; several elements an index, a partial
+// last round): every pair of mappings of ranks 2 to 4, edges of every size, one input and three (some through
+// scratch, some read directly), with 48 KiB of scratch and none.
+TYPED_TEST(RankCallsTest, DeviceGeneralKernelsOnEveryPairOfMappings) {
   using T = typename TypeParam::value_type;
-  int tiled = 0;
+  int tiled = 0, flattened = 0;
+  const auto count = [&](int edge) { return edge > 0 ? ++tiled : edge == 0 ? ++flattened : 0; };
   for (const Extents& extents : {Extents{37, 70}, Extents{5, 33, 40}, Extents{64, 3, 2, 31}}) {
     const auto list = standard_mappings(extents);
     for (const std::int64_t scratch : {std::int64_t(48) << 10, std::int64_t(0)}) {
       const auto copy = [&](auto exec, auto o, auto x) {
-        if (device_tiles(exec, scratch, impl::ConvertTo<T>{}, o, x)) return ++tiled, void();
-        kstream::copy(exec, o, x);
+        if (count(device_general(exec, scratch, impl::ConvertTo<T>{}, o, x)) == 0) kstream::copy(exec, o, x);
       };
       const auto fma = [&](auto exec, auto o, auto a, auto b, auto c) {
-        if (device_tiles(exec, scratch, impl::FusedMultiplyAdd{}, o, a, b, c)) return ++tiled, void();
-        kstream::fma(exec, a, b, c, o);
+        if (count(device_general(exec, scratch, impl::FusedMultiplyAdd{}, o, a, b, c)) == 0)
+          kstream::fma(exec, a, b, c, o);
       };
       for (const auto& to : list)
         for (const auto& from : list) {
@@ -185,6 +185,7 @@ TYPED_TEST(RankCallsTest, DeviceTilesOnEveryPairOfMappings) {
     }
   }
   EXPECT_GT(tiled, 300) << "the plan tiles the pairs whose input runs along another dimension";
+  EXPECT_GT(flattened, 100) << "the plan runs short and strided rows in the flattened order";
 }
 
 /// out = x^T (+ y) on rows x cols of H in M: out and y LayoutRight, x LayoutLeft, small integers (exact in every
@@ -228,9 +229,9 @@ TYPED_TEST(RankCallsTest, DeviceTilesOf16BitElements) {
   const typename TypeParam::execution_space exec;
   const TransposeCase<H, typename TypeParam::memory_space> c(150, 260);  // 2 x 3 tiles, partial ones along both
   const int edge = sizeof(H) == 2 ? 128 : 64;
-  EXPECT_EQ(device_tiles(exec, 48 << 10, impl::ConvertTo<H>{}, c.out, c.x), edge);
+  EXPECT_EQ(device_general(exec, 48 << 10, impl::ConvertTo<H>{}, c.out, c.x), edge);
   EXPECT_EQ(c.wrong(false), 0) << "copy";
-  EXPECT_EQ(device_tiles(exec, 48 << 10, impl::Plus{}, c.out, c.x, c.y), edge);
+  EXPECT_EQ(device_general(exec, 48 << 10, impl::Plus{}, c.out, c.x, c.y), edge);
   EXPECT_EQ(c.wrong(true), 0) << "add";
 }
 

@@ -215,7 +215,9 @@ void check_elementwise(Call& c, const CallFacts& facts) {
         c.touch(c.at(0, offset[0]), in);
       };
       if (facts.device && p.cross_dim >= 0) {  // square tiles of the innermost and the cross dimension, a team each
-        CHECK(!p.wide_indices && p.league < (std::int64_t(1) << 31) && p.team_size == transpose_team, p.league);
+        CHECK(!p.wide_indices && p.league < (std::int64_t(1) << 31) && p.team_size == transpose_team &&
+                  p.items_in_flight == transpose_in_flight,
+              p.league);
         for (int k = 1; k < N; ++k)  // only inputs along the cross dimension go through scratch
           CHECK(!(p.staged >> (k - 1) & 1) || (g.stride(*list[k], p.cross_dim) == 1 && g.stride(*list[k], 0) != 1), k);
         const TiledCoordinates<N> tiled(g, p.cross_dim, p.tile_edge, list);
@@ -241,18 +243,22 @@ void check_elementwise(Call& c, const CallFacts& facts) {
             }
         }
       } else if (facts.device) {
-        CHECK(p.league == g.size(), p.league);
+        const int items = p.items_in_flight;  // index t takes elements t, t + league, ... (GeneralFunctor)
+        CHECK(p.body_items == g.size() && items == elements_per_pack(c.ops[0].element_bytes) &&
+                  p.league == (g.size() + items - 1) / items,
+              p.league, items);
         const Coordinates<N, max_rank> narrow(g, list, 0);
         const Strides<N> wide(g, list);
-        for (std::int64_t i = 0; i < p.league; ++i) {
-          std::int64_t offset[N], check[N];
-          wide.offsets(i, offset);
-          if (!p.wide_indices) {
-            narrow.offsets(std::uint32_t(i), check);
-            for (int k = 0; k < N; ++k) CHECK(check[k] == offset[k], check[k], offset[k]);
+        for (std::int64_t t = 0; t < p.league; ++t)
+          for (std::int64_t i = t; i < p.body_items && i < t + items * p.league; i += p.league) {
+            std::int64_t offset[N], check[N];
+            wide.offsets(i, offset);
+            if (!p.wide_indices) {
+              narrow.offsets(std::uint32_t(i), check);
+              for (int k = 0; k < N; ++k) CHECK(check[k] == offset[k], check[k], offset[k]);
+            }
+            visit(offset);
           }
-          visit(offset);
-        }
       } else {  // the host's tiles: of the flattened index, or of blocks along the cross dimension
         const Strides<N> s(g, list);
         const auto each = [&](const std::int64_t(&offset)[N], std::int64_t length) {

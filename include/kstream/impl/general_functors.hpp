@@ -1,9 +1,9 @@
 #pragma once
 // The kernels of calls that keep several dimensions after normalization (kstream/impl/plan.hpp), where they do
 // not run as device rows (tiled_functor.hpp):
-//   GeneralFunctor   device: one element per index of a RangePolicy over the flattened space, its coordinates
-//                    from divisions precomputed on the host (Coordinates: 32-bit index math where the plan
-//                    allows; Strides: 64-bit);
+//   GeneralFunctor   device: a pack's bytes of elements per index of a RangePolicy over the flattened space,
+//                    their coordinates from divisions precomputed on the host (Coordinates: 32-bit index math
+//                    where the plan allows; Strides: 64-bit);
 //   TileFunctor      device, an input along another dimension than the output's innermost (transposes, mixed
 //                    layouts): a team per tile of two dimensions (TiledCoordinates), those inputs through scratch;
 //   HostWalkFunctor  host: tiles of the flattened index, each one thread's walk along its rows (a contiguous row
@@ -24,26 +24,38 @@
 
 namespace kstream::impl {
 
-/// Index: Coordinates (32-bit index math) or Strides (64-bit), each index's offsets in every operand.
+/// Index: Coordinates (32-bit index math) or Strides (64-bit), each element's offsets in every operand. Index t of
+/// the range (the plan's league, n / Ahead rounded up) takes elements t, t + league, ... (Ahead of them, a pack's
+/// bytes of out: adjacent indices read adjacent elements) and loads them all before it stores any.
 template <class Index, class Op, class OutT, class... InTs>
 struct GeneralFunctor : OpField<Op> {
-  static constexpr int K = 1 + int(sizeof...(InTs));
+  static constexpr int K = 1 + int(sizeof...(InTs)), Ahead = elements_per_pack(int(sizeof(OutT)));
   using Seq = std::index_sequence_for<InTs...>;
   Bases<Seq, OutT, InTs...> at;
   Index index;
+  std::int64_t n, league;
 
-  GeneralFunctor(const Op& op, const Bases<Seq, OutT, InTs...>& at_, const Index& index_)
-      : OpField<Op>(op), at(at_), index(index_) {}
+  GeneralFunctor(const Op& op, const Bases<Seq, OutT, InTs...>& at_, const Index& index_, const Plan& p)
+      : OpField<Op>(op), at(at_), index(index_), n(p.body_items), league(p.league) {}
 
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
-    std::int64_t offset[K];
-    index.offsets(i, offset);
-    apply(offset, Seq{});
-  }
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t t) const { run(t, Seq{}); }
 
+ private:
   template <std::size_t... Is>
-  KOKKOS_FORCEINLINE_FUNCTION void apply(const std::int64_t (&offset)[K], std::index_sequence<Is...>) const {
-    at.out[offset[0]] = this->operation()(get<Is>(at.in)[offset[Is + 1]]...);
+  KOKKOS_FORCEINLINE_FUNCTION void run(std::int64_t t, std::index_sequence<Is...>) const {
+    std::int64_t offset[Ahead][K];
+    Slots<Seq, InTs...> v[Ahead];
+    KSTREAM_DEVICE_UNROLL
+    for (int a = 0; a < Ahead; ++a) {
+      const std::int64_t e = t + a * league;
+      if (e < n) {
+        index.offsets(e, offset[a]);
+        ((get<Is>(v[a]) = get<Is>(at.in)[offset[a][Is + 1]]), ...);
+      }
+    }
+    KSTREAM_DEVICE_UNROLL
+    for (int a = 0; a < Ahead; ++a)
+      if (t + a * league < n) at.out[offset[a][0]] = this->operation()(get<Is>(v[a])...);
   }
 };
 
@@ -54,7 +66,7 @@ struct GeneralFunctor : OpField<Op> {
 /// r + team size, ... of the tile, Ahead of them at once (loads in flight before any store).
 template <class Team, class Op, class OutT, class... InTs>
 struct TileFunctor : OpField<Op> {
-  static constexpr int K = 1 + int(sizeof...(InTs)), Ahead = 4;
+  static constexpr int K = 1 + int(sizeof...(InTs)), Ahead = transpose_in_flight;
   using Seq = std::index_sequence_for<InTs...>;
   Bases<Seq, OutT, InTs...> at;
   TiledCoordinates<K> index;

@@ -257,6 +257,27 @@ void launch_general_tiles(const Sink& sink, const char* label, const ExecSpace& 
   sink(label, policy, functor);
 }
 
+/// A device general plan to its kernel: tiles where it has a cross dimension, else GeneralFunctor over the
+/// flattened order, 64-bit index math where the plan says (hosts run it too: the tests).
+template <class Sink, class ExecSpace, class Op, class OutT, class... InTs>
+void launch_general(const Sink& sink, const char* label, const ExecSpace& exec, const Plan& p, const Op& op,
+                    const Operand& out, const Operand* ins) {
+  if (p.cross_dim >= 0)
+    return launch_general_tiles<Sink, ExecSpace, Op, OutT, InTs...>(sink, label, exec, p, op, out, ins);
+  constexpr int K = 1 + int(sizeof...(InTs));
+  const Operand* operands[K];
+  operands[0] = &out;
+  for (int k = 1; k < K; ++k) operands[k] = &ins[k - 1];
+  const auto at = bases_of<OutT, InTs...>(out, ins, std::index_sequence_for<InTs...>{});
+  const Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>> policy(exec, 0, p.league);
+  if (p.wide_indices)
+    return sink(label, policy,
+                GeneralFunctor<Strides<K>, Op, OutT, InTs...>{op, at, Strides<K>(p.geometry, operands), p});
+  return sink(label, policy,
+              GeneralFunctor<Coordinates<K, max_rank>, Op, OutT, InTs...>{
+                  op, at, Coordinates<K, max_rank>(p.geometry, operands, 0), p});
+}
+
 /// A plan of several dimensions to its kernel: device rows (packed rows with one pack in flight per thread and
 /// round, as the other row strategies) or general, host tiles walked row by row.
 template <class Sink, class ExecSpace, class Op, class OutT, class... InTs>
@@ -264,12 +285,12 @@ void launch_ranked(const Sink& sink, const char* label, const ExecSpace& exec, c
                    const Op& op, const Operand& out, const Operand* ins) {
   constexpr bool device = is_device_execution_space_v<ExecSpace>;
   constexpr int width = ((sizeof(InTs) == sizeof(OutT)) && ...) ? elements_per_pack(sizeof(OutT)) : 1;
-  constexpr int K = 1 + int(sizeof...(InTs));
-  const Operand* operands[K];
-  operands[0] = &out;
-  for (int k = 1; k < K; ++k) operands[k] = &ins[k - 1];
-  const auto at = bases_of<OutT, InTs...>(out, ins, std::index_sequence_for<InTs...>{});
   if constexpr (!device) {
+    constexpr int K = 1 + int(sizeof...(InTs));
+    const Operand* operands[K];
+    operands[0] = &out;
+    for (int k = 1; k < K; ++k) operands[k] = &ins[k - 1];
+    const auto at = bases_of<OutT, InTs...>(out, ins, std::index_sequence_for<InTs...>{});
     const HostWalkFunctor<Op, OutT, InTs...> functor(at, p, Strides<K>(p.geometry, operands), op);
     if constexpr (std::is_same_v<Sink, LaunchNow>) {
       if (p.threads == 0)
@@ -298,17 +319,8 @@ void launch_ranked(const Sink& sink, const char* label, const ExecSpace& exec, c
       case Strategy::contiguous:
         return launch_tiles<ExecSpace, Strategy::contiguous, 1, elements_per_pack(sizeof(OutT)), true, Sink, Op, OutT,
                             InTs...>(sink, label, exec, shape, p, op, out, ins);
-      case Strategy::general: {
-        const Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>> policy(exec, 0, p.league);
-        if (p.wide_indices)
-          return sink(label, policy,
-                      GeneralFunctor<Strides<K>, Op, OutT, InTs...>{op, at, Strides<K>(p.geometry, operands)});
-        if (p.cross_dim >= 0)
-          return launch_general_tiles<Sink, ExecSpace, Op, OutT, InTs...>(sink, label, exec, p, op, out, ins);
-        return sink(label, policy,
-                    GeneralFunctor<Coordinates<K, max_rank>, Op, OutT, InTs...>{
-                        op, at, Coordinates<K, max_rank>(p.geometry, operands, 0)});
-      }
+      case Strategy::general:
+        return launch_general<Sink, ExecSpace, Op, OutT, InTs...>(sink, label, exec, p, op, out, ins);
       default:
         break;
     }

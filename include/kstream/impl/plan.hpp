@@ -34,8 +34,9 @@
 //             (each load instruction of a warp reads adjacent elements).
 // strided     as contiguous, with the strides applied.
 // elements    one element per index of a RangePolicy from a functor of pointers and 32-bit strides.
-// general     one element per index of a RangePolicy over the normalized dimensions: each index split into its
-//             coordinates with divisions precomputed on the host (32-bit where the count and every span fit);
+// general     a pack's bytes of out per index of a RangePolicy over the normalized dimensions (elements i,
+//             i + league, ...: items_in_flight of them), each element's coordinates from divisions precomputed on
+//             the host (32-bit where the count and every span fit);
 //             where an input runs along another dimension than the output (a transpose, mixed layouts), in
 //             tiles of the output's and that input's innermost dimensions (cross_dim).
 // rows        (device) one team per tile of a row: the row's start from its coordinates, then the row's strategy.
@@ -107,8 +108,10 @@ Geometry normalize(const Operand& first, const Operand* rest, int rest_count);
 /// conflicts), and out is written along its innermost from there, so that every global read and write runs along
 /// its operand's contiguous dimension. The edge (Plan::tile_edge, a power of two from transpose_min_edge to
 /// transpose_max_edge) makes a tile row transpose_row_bytes of the operands' smallest element where the team's
-/// scratch holds every such input at it.
-inline constexpr int transpose_team = 256, transpose_row_bytes = 256, transpose_min_edge = 32, transpose_max_edge = 128;
+/// scratch holds every such input at it. Each thread loads transpose_in_flight elements of each input before it
+/// stores.
+inline constexpr int transpose_team = 256, transpose_row_bytes = 256, transpose_min_edge = 32, transpose_max_edge = 128,
+                     transpose_in_flight = 4;
 /// A host general call of that kind walks blocks of host_block_inner elements along the output's innermost
 /// dimension by host_block_cross along the input's: the input's cache lines (16 floats) are read whole from L1
 /// while the block's rows go by, where the output's order alone reads one element of each line per row. Where an
@@ -161,7 +164,7 @@ struct Plan {
   int items_in_flight = 1;      ///< device: items of each input a thread loads before it stores (a template value)
   int team_size = 1;            ///< device: threads per team; hosts: 1
   int chunks_per_thread = 1;    ///< device: load-store rounds per thread and tile; hosts: items per tile
-  std::int64_t league = 0;      ///< teams (device; rows: every row's) or tiles (host); elements, general: n
+  std::int64_t league = 0;      ///< teams (device; rows: every row's) or tiles (host); elements: n; general: n / items
   int threads = 1;              ///< host: threads that run the tiles, 0 for the calling thread
   bool own_region = false;      ///< host: kstream opens the OpenMP region of `threads` threads itself
   bool streaming_stores = false;
