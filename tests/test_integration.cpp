@@ -299,12 +299,11 @@ TEST(ShortCalls, OwnRegionHandsEveryThreadTheWholeFunctor) {
   expect_every_tile_once(Counted{{}, runs}, runs.data(), league);
   // What add, fma and a strided fma hand over on a host: as words.
   using impl::Strategy;
+  EXPECT_TRUE((impl::crosses_as_words<impl::HostTileFunctor<Strategy::packed, 4, impl::Plus, float, float, float>>));
   EXPECT_TRUE((impl::crosses_as_words<
-               impl::TiledFunctor<Kokkos::OpenMP, Strategy::packed, 4, 1, false, impl::Plus, float, float, float>>));
-  EXPECT_TRUE((impl::crosses_as_words<impl::TiledFunctor<Kokkos::OpenMP, Strategy::packed, 2, 1, false,
-                                                         impl::FusedMultiplyAdd, double, double, double, double>>));
-  EXPECT_TRUE((impl::crosses_as_words<impl::TiledFunctor<Kokkos::OpenMP, Strategy::strided, 1, 1, false,
-                                                         impl::FusedMultiplyAdd, float, float, float, float>>));
+               impl::HostTileFunctor<Strategy::packed, 2, impl::FusedMultiplyAdd, double, double, double, double>>));
+  EXPECT_TRUE((impl::crosses_as_words<
+               impl::HostTileFunctor<Strategy::strided, 1, impl::FusedMultiplyAdd, float, float, float, float>>));
 }
 #endif
 

@@ -131,7 +131,9 @@ void launch_tiles(const Sink& sink, const char* label, const ExecSpace& exec, co
   constexpr bool device = is_device_execution_space_v<ExecSpace>;
   using Seq = std::index_sequence_for<InTs...>;
   const auto at = bases_of<OutT, InTs...>(out, ins, Seq{});
-  TiledFunctor<ExecSpace, Mode, Width, device ? Items : 1, Rows, Op, OutT, InTs...> functor(at.out, at.in, p, op);
+  std::conditional_t<device, TiledFunctor<ExecSpace, Mode, Width, Items, Rows, Op, OutT, InTs...>,
+                     HostTileFunctor<Mode, Width, Op, OutT, InTs...>>
+      functor(at.out, at.in, p, op);
   if constexpr (Mode == Strategy::strided) {
     functor.out_stride = flat_stride(p, out);
     for (std::size_t k = 0; k < sizeof...(InTs); ++k) functor.in_strides[k] = flat_stride(p, ins[k]);
@@ -147,7 +149,6 @@ void launch_tiles(const Sink& sink, const char* label, const ExecSpace& exec, co
     functor.segments = FastDivider(std::uint32_t(p.league / p.rows));
     functor.starts = RowStarts<K>(p.geometry, operands, 1);
   }
-  if constexpr (!device) functor.streaming_stores = p.streaming_stores;
   if (shape != default_tile_shape<ExecSpace>()) check_team_size(label, exec, shape, functor);
   if constexpr (device) {
 #if defined(KOKKOS_ENABLE_CUDA)

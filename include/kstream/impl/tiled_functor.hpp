@@ -1,5 +1,6 @@
 #pragma once
-// The tiled kernel of the packed, shifted, contiguous and strided strategies (kstream/impl/plan.hpp).
+// The tiled kernels of the packed, shifted, contiguous and strided strategies (kstream/impl/plan.hpp): TiledFunctor
+// on a device, HostTileFunctor on a host.
 //
 // The body of body_items items (packs, or single elements) is cut into tiles, one per team on a device and one
 // per thread on a host (kstream/tiling.hpp has the arithmetic and a worked example). Every tile but the last runs
@@ -44,16 +45,6 @@ struct ShiftFields {
 template <std::size_t Inputs>
 struct ShiftFields<false, Inputs> {};
 
-/// Whether a host call streams its stores; a device call never does.
-template <bool Host>
-struct StoreFields {
-  bool streaming_stores = false;
-};
-template <>
-struct StoreFields<false> {
-  static constexpr bool streaming_stores = false;
-};
-
 /// Rows: the tiles of one row, and where each row starts (device calls of several dimensions only).
 template <bool Rows, std::size_t Operands>
 struct RowFields {
@@ -70,28 +61,38 @@ struct Bases {
   Slots<Seq, const InTs*...> in;
 };
 
-/// Items of Width elements (Width > 1 only for packed and shifted); ItemsInFlight: items of every input a device
-/// thread loads before it computes and stores any (hosts: 1, their tile is one plain loop).
+/// Head and tail scalars of the pack strategies (every stride 1; the others have none) of tile functor f (its
+/// head, tail and body_items), from the bases p: edge elements rank, rank + step, ... A rolled loop on a GPU:
+/// unrolled, every team's prologue computed its trip count for the last team's few scalars.
+template <int Width, class F, class Seq, class OutT, class... InTs, std::size_t... Is>
+KOKKOS_INLINE_FUNCTION void run_edges(const F& f, const Bases<Seq, OutT, InTs...>& p, int rank, int step,
+                                      std::index_sequence<Is...>) {
+  const int edge_elements = f.head + f.tail;
+  KSTREAM_DEVICE_NO_UNROLL
+  for (int e = rank; e < edge_elements; e += step) {
+    const std::int64_t i = e < f.head ? std::int64_t(e) : f.head + f.body_items * Width + (e - f.head);
+    p.out[i] = f.operation()(get<Is>(p.in)[i]...);
+  }
+}
+
+/// A device's tiles, a team each. Items of Width elements (Width > 1 only for packed and shifted); ItemsInFlight:
+/// items of every input a thread loads before it computes and stores any.
 template <class ExecSpace, Strategy Mode, int Width, int ItemsInFlight, bool Rows, class Op, class OutT, class... InTs>
 struct TiledFunctor : StrideFields<Mode == Strategy::strided, sizeof...(InTs)>,
                       ShiftFields<Mode == Strategy::shifted, sizeof...(InTs)>,
-                      StoreFields<!is_device_execution_space_v<ExecSpace>>,
                       RowFields<Rows, 1 + sizeof...(InTs)>,
                       OpField<Op> {
   static_assert(moves_packs(Mode) || Width == 1, "only the pack strategies move several elements per item");
   static_assert(Mode != Strategy::elements && Mode != Strategy::general, "one element per index: other functors");
-  static_assert(!Rows || (is_device_execution_space_v<ExecSpace> && Mode != Strategy::strided),
-                "rows are a device strategy of unit-stride rows");
-  static constexpr bool device = is_device_execution_space_v<ExecSpace>;
+  static_assert(!Rows || Mode != Strategy::strided, "rows are a device strategy of unit-stride rows");
   using Seq = std::index_sequence_for<InTs...>;
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   using InputItems = Slots<Seq, Pack<InTs, Width>...>;
   using RawItems = Slots<Seq, PackPair<InTs, Width>...>;
   using Pointers = Bases<Seq, OutT, InTs...>;
 
-  // On a GPU the functor is the kernel's parameter block: only what the kernel reads, add and fma in its first
-  // 64-byte line (strides only when strided, the store policy only on hosts, rows only for rows, an empty
-  // operation takes no bytes).
+  // The functor is the kernel's parameter block: only what the kernel reads, add and fma in its first 64-byte line
+  // (strides only when strided, rows only for rows, an empty operation takes no bytes).
   Pointers at;
   std::int64_t body_items;
   int chunks_per_thread;
@@ -123,17 +124,6 @@ struct TiledFunctor : StrideFields<Mode == Strategy::strided, sizeof...(InTs)>,
     }
   }
 
-  // Hosts: tile `tile`  // Hosts: tile `tile` (chunks_per_thread items), walked front to back by one thread. A local
-  // copy of the functor: in host memory the output stores could alias it as far as the compiler knows.
-  void operator()(std::int64_t tile) const {
-    static_assert(ItemsInFlight == 1, "host tiles are plain loops");
-    const TiledFunctor local(*this);
-    const std::int64_t first = tile * chunks_per_thread, end = first + chunks_per_thread;
-    local.run_host_tile(first, std::min(end, body_items), Seq{});
-    if (end >= body_items) local.run_edges(local.at, 0, 1, Seq{});
-    if (this->streaming_stores) streaming_store_fence();  // visible at the join
-  }
-
  private:
   KOKKOS_INLINE_FUNCTION void run_team(const member_type& team, int tile, const Pointers& p) const {
     const int rank = team.team_rank();
@@ -150,37 +140,13 @@ struct TiledFunctor : StrideFields<Mode == Strategy::strided, sizeof...(InTs)>,
     } else {
       run_tile<true>(p, tile_first, rank, team_size);
     }
-    if (tile_end >= body_items) run_edges(p, rank, team_size, Seq{});
+    if (tile_end >= body_items) run_edges<Width>(*this, p, rank, team_size, Seq{});
   }
 
   template <std::size_t... Is>
   KOKKOS_FORCEINLINE_FUNCTION Pointers row_bases(const std::int64_t (&offset)[1 + sizeof...(InTs)],
                                                  std::index_sequence<Is...>) const {
     return {at.out + offset[0], {{get<Is>(at.in) + offset[Is + 1]}...}};
-  }
-
-  // One host thread, items [first, last): a plain loop the compiler vectorizes to the CPU's width. Streaming
-  // stores go pack by pack.
-  template <std::size_t... Is>
-  void run_host_tile(std::int64_t first, std::int64_t last, std::index_sequence<Is...>) const {
-    OutT* const target = at.out;
-    if constexpr (Mode == Strategy::packed) {
-      if (this->streaming_stores) {
-        for (std::int64_t item = first; item < last; ++item)
-          streaming_store(reinterpret_cast<Pack<OutT, Width>*>(target + head + item * Width),
-                          compute(load_all(at, item, Seq{}), Seq{}));
-        return;
-      }
-    }
-    if constexpr (Mode == Strategy::strided) {
-      const std::int64_t target_stride = this->out_stride;
-      KSTREAM_IVDEP
-      for (std::int64_t i = first; i < last; ++i)
-        target[i * target_stride] = this->operation()(get<Is>(at.in)[i * this->in_strides[Is]]...);
-    } else {
-      host_elements(this->operation(), target, at.in, head + first * Width, head + last * Width, this->streaming_stores,
-                    Seq{});
-    }
   }
 
   // Loads ItemsInFlight items of every input, then computes and stores them; Guarded skips items >= body_items.
@@ -293,16 +259,65 @@ struct TiledFunctor : StrideFields<Mode == Strategy::strided, sizeof...(InTs)>,
       p.out[item * this->out_stride] = result.lane[0];
     }
   }
+};
 
-  // Head and tail scalars of the pack strategies (every stride 1; the others have none). A rolled loop on a GPU:
-  // unrolled, every team's prologue computed its trip count for the last team's few scalars.
+/// A host's tiles: tile `tile` (chunks_per_thread items of Width elements) walked front to back by one thread, a
+/// plain loop the compiler vectorizes to the CPU's width; the last tile also does the head and tail scalars.
+template <Strategy Mode, int Width, class Op, class OutT, class... InTs>
+struct HostTileFunctor : StrideFields<Mode == Strategy::strided, sizeof...(InTs)>, OpField<Op> {
+  static_assert(Mode == Strategy::packed || Mode == Strategy::contiguous || Mode == Strategy::strided,
+                "the host strategies of one dimension");
+  using Seq = std::index_sequence_for<InTs...>;
+  Bases<Seq, OutT, InTs...> at;
+  std::int64_t body_items;
+  int chunks_per_thread;
+  std::int16_t head, tail;  // scalars before and after the body of packs
+  bool streaming_stores;
+
+  HostTileFunctor(OutT* out_, Slots<Seq, const InTs*...> in_, const Plan& plan, const Op& op_)
+      : OpField<Op>(op_),
+        at{out_, in_},
+        body_items(plan.body_items),
+        chunks_per_thread(plan.chunks_per_thread),
+        head(std::int16_t(plan.head)),
+        tail(std::int16_t(plan.tail)),
+        streaming_stores(plan.streaming_stores) {}
+
+  // A local copy of the functor: in host memory the output stores could alias it as far as the compiler knows.
+  void operator()(std::int64_t tile) const {
+    const HostTileFunctor local(*this);
+    const std::int64_t first = tile * chunks_per_thread, end = first + chunks_per_thread;
+    local.run(first, std::min(end, body_items), Seq{});
+    if (end >= body_items) run_edges<Width>(local, local.at, 0, 1, Seq{});
+    if (streaming_stores) streaming_store_fence();  // visible at the join
+  }
+
+ private:
+  // Items [first, last). Streaming stores go pack by pack.
   template <std::size_t... Is>
-  KOKKOS_INLINE_FUNCTION void run_edges(const Pointers& p, int rank, int team_size, std::index_sequence<Is...>) const {
-    const int edge_elements = head + tail;
-    KSTREAM_DEVICE_NO_UNROLL
-    for (int e = rank; e < edge_elements; e += team_size) {
-      const std::int64_t i = e < head ? std::int64_t(e) : head + body_items * Width + (e - head);
-      p.out[i] = this->operation()(get<Is>(p.in)[i]...);
+  void run(std::int64_t first, std::int64_t last, std::index_sequence<Is...>) const {
+    OutT* const target = at.out;
+    if constexpr (Mode == Strategy::packed) {
+      if (streaming_stores) {
+        for (std::int64_t item = first; item < last; ++item) {
+          const std::int64_t e = head + item * Width;
+          const Slots<Seq, Pack<InTs, Width>...> in{
+              {*reinterpret_cast<const Pack<InTs, Width>*>(get<Is>(at.in) + e)}...};
+          Pack<OutT, Width> result;
+          for (int lane = 0; lane < Width; ++lane) result.lane[lane] = this->operation()(get<Is>(in).lane[lane]...);
+          streaming_store(reinterpret_cast<Pack<OutT, Width>*>(target + e), result);
+        }
+        return;
+      }
+    }
+    if constexpr (Mode == Strategy::strided) {
+      const std::int64_t target_stride = this->out_stride;
+      KSTREAM_IVDEP
+      for (std::int64_t i = first; i < last; ++i)
+        target[i * target_stride] = this->operation()(get<Is>(at.in)[i * this->in_strides[Is]]...);
+    } else {
+      host_elements(this->operation(), target, at.in, head + first * Width, head + last * Width, streaming_stores,
+                    Seq{});
     }
   }
 };
