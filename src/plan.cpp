@@ -280,7 +280,7 @@ void plan_device_general(const CallFacts& c, Plan& p) {
   const Geometry& g = p.geometry;
   p.strategy = Strategy::general;
   p.body_items = g.size();
-  p.items_in_flight = elements_per_pack(c.out.element_bytes);  // the flattened order: a pack's bytes of out an index
+  p.items_in_flight = general_items(c.out.element_bytes);  // the flattened order
   p.league = (p.body_items + p.items_in_flight - 1) / p.items_in_flight;
   p.wide_indices = p.body_items > INT32_MAX;
   for (int d = 0; d < g.dims; ++d) p.wide_indices = p.wide_indices || g.extents[d] > INT32_MAX;

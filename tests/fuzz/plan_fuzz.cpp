@@ -244,7 +244,7 @@ void check_elementwise(Call& c, const CallFacts& facts) {
         }
       } else if (facts.device) {
         const int items = p.items_in_flight;  // index t takes elements t, t + league, ... (GeneralFunctor)
-        CHECK(p.body_items == g.size() && items == elements_per_pack(c.ops[0].element_bytes) &&
+        CHECK(p.body_items == g.size() && items == general_items(c.ops[0].element_bytes) &&
                   p.league == (g.size() + items - 1) / items,
               p.league, items);
         const Coordinates<N, max_rank> narrow(g, list, 0);

@@ -1,7 +1,7 @@
 #pragma once
 // The kernels of calls that keep several dimensions after normalization (kstream/impl/plan.hpp), where they do
 // not run as device rows (tiled_functor.hpp):
-//   GeneralFunctor   device: a pack's bytes of elements per index of a RangePolicy over the flattened space,
+//   GeneralFunctor   device: general_items elements per index of a RangePolicy over the flattened space,
 //                    their coordinates from divisions precomputed on the host (Coordinates: 32-bit index math
 //                    where the plan allows; Strides: 64-bit);
 //   TileFunctor      device, an input along another dimension than the output's innermost (transposes, mixed
@@ -25,11 +25,11 @@
 namespace kstream::impl {
 
 /// Index: Coordinates (32-bit index math) or Strides (64-bit), each element's offsets in every operand. Index t of
-/// the range (the plan's league, n / Ahead rounded up) takes elements t, t + league, ... (Ahead of them, a pack's
-/// bytes of out: adjacent indices read adjacent elements) and loads them all before it stores any.
+/// the range (the plan's league, n / Ahead rounded up) takes elements t, t + league, ... (Ahead of them:
+/// general_items; adjacent indices read adjacent elements) and loads them all before it stores any.
 template <class Index, class Op, class OutT, class... InTs>
 struct GeneralFunctor : OpField<Op> {
-  static constexpr int K = 1 + int(sizeof...(InTs)), Ahead = elements_per_pack(int(sizeof(OutT)));
+  static constexpr int K = 1 + int(sizeof...(InTs)), Ahead = general_items(int(sizeof(OutT)));
   using Seq = std::index_sequence_for<InTs...>;
   Bases<Seq, OutT, InTs...> at;
   Index index;

@@ -34,7 +34,7 @@
 //             (each load instruction of a warp reads adjacent elements).
 // strided     as contiguous, with the strides applied.
 // elements    one element per index of a RangePolicy from a functor of pointers and 32-bit strides.
-// general     a pack's bytes of out per index of a RangePolicy over the normalized dimensions (elements i,
+// general     general_items elements of out per index of a RangePolicy over the normalized dimensions (i,
 //             i + league, ...: items_in_flight of them), each element's coordinates from divisions precomputed on
 //             the host (32-bit where the count and every span fit);
 //             where an input runs along another dimension than the output (a transpose, mixed layouts), in
@@ -208,6 +208,12 @@ constexpr int threads_for(std::int64_t bytes, int threads) {
 /// Elements of `element_bytes` in one 16-byte pack, or 1 where they do not tile it.
 KOKKOS_INLINE_FUNCTION constexpr int elements_per_pack(int element_bytes) {
   return element_bytes < pack_bytes && pack_bytes % element_bytes == 0 ? pack_bytes / element_bytes : 1;
+}
+
+/// Elements of out that an index of the device's general kernel (GeneralFunctor) takes: a pack's worth of 16-bit
+/// elements (8), one of wider ones (docs/engine.md: on the H200 more than one lost on floats and doubles).
+KOKKOS_INLINE_FUNCTION constexpr int general_items(int element_bytes) {
+  return element_bytes < 4 ? elements_per_pack(element_bytes) : 1;
 }
 
 /// How a reduction runs: over the normalized space, in rows of row_length elements (one row: a flat call), read
