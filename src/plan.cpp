@@ -280,8 +280,9 @@ void plan_device_general(const CallFacts& c, Plan& p) {
   const Geometry& g = p.geometry;
   p.strategy = Strategy::general;
   p.body_items = g.size();
-  p.items_in_flight = general_items(c.out.element_bytes);  // the flattened order
-  p.league = (p.body_items + p.items_in_flight - 1) / p.items_in_flight;
+  p.items_in_flight = elements_per_pack(c.out.element_bytes);  // the flattened order: groups of general_lanes
+  const std::int64_t group = std::int64_t(general_lanes) * p.items_in_flight;
+  p.league = (p.body_items + group - 1) / group * general_lanes;
   p.wide_indices = p.body_items > INT32_MAX;
   for (int d = 0; d < g.dims; ++d) p.wide_indices = p.wide_indices || g.extents[d] > INT32_MAX;
   for (int k = 0; k < ops.count(); ++k) {

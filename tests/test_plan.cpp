@@ -375,11 +375,11 @@ TEST(Plan, InteriorsRunAsPackedRowsOnDevices) {
   const Plan strided_rows = plan_nd(tensor<3>(4, small, {10000, 100, 1}), {tensor<3>(4, small, {60000, 600, 2})});
   EXPECT_EQ(impl::plan_name(strided_rows), "general");
   EXPECT_EQ(strided_rows.cross_dim, -1) << "no input runs along another dimension";
-  EXPECT_EQ(strided_rows.items_in_flight, 1) << "one float an index";
-  EXPECT_EQ(strided_rows.league, 1000000);
+  EXPECT_EQ(strided_rows.items_in_flight, 4) << "a pack's worth of floats an index";
+  EXPECT_EQ(strided_rows.league, 7813 * 32) << "groups of 32 indices, 128 elements each, the last one partial";
   const Plan halves = plan_nd(tensor<3>(2, small, {10000, 100, 1}), {tensor<3>(2, small, {60000, 600, 2})});
   EXPECT_EQ(halves.items_in_flight, 8) << "a pack's worth of 16-bit elements an index";
-  EXPECT_EQ(halves.league, 1000000 / 8);
+  EXPECT_EQ(halves.league, 3907 * 32);
   const std::array<std::int64_t, 2> big{50000, 50000};
   EXPECT_TRUE(plan_nd(tensor<2>(4, big, {50000, 1}), {tensor<2>(4, big, {1, 50000})}).wide_indices);
   // Whole views of any rank take the one-dimension table.

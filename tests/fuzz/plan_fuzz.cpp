@@ -243,14 +243,17 @@ void check_elementwise(Call& c, const CallFacts& facts) {
             }
         }
       } else if (facts.device) {
-        const int items = p.items_in_flight;  // index t takes elements t, t + league, ... (GeneralFunctor)
-        CHECK(p.body_items == g.size() && items == general_items(c.ops[0].element_bytes) &&
-                  p.league == (g.size() + items - 1) / items,
+        const int items = p.items_in_flight;  // GeneralFunctor's order: groups of general_lanes indices
+        const std::int64_t group = std::int64_t(general_lanes) * items;
+        CHECK(p.body_items == g.size() && items == elements_per_pack(c.ops[0].element_bytes) &&
+                  p.league == (g.size() + group - 1) / group * general_lanes,
               p.league, items);
         const Coordinates<N, max_rank> narrow(g, list, 0);
         const Strides<N> wide(g, list);
         for (std::int64_t t = 0; t < p.league; ++t)
-          for (std::int64_t i = t; i < p.body_items && i < t + items * p.league; i += p.league) {
+          for (int a = 0; a < items; ++a) {
+            const std::int64_t i = t / general_lanes * group + a * general_lanes + t % general_lanes;
+            if (i >= p.body_items) continue;
             std::int64_t offset[N], check[N];
             wide.offsets(i, offset);
             if (!p.wide_indices) {

@@ -1,7 +1,7 @@
 #pragma once
 // The kernels of calls that keep several dimensions after normalization (kstream/impl/plan.hpp), where they do
 // not run as device rows (tiled_functor.hpp):
-//   GeneralFunctor   device: general_items elements per index of a RangePolicy over the flattened space,
+//   GeneralFunctor   device: a pack's worth of elements per index of a RangePolicy over the flattened space,
 //                    their coordinates from divisions precomputed on the host (Coordinates: 32-bit index math
 //                    where the plan allows; Strides: 64-bit);
 //   TileFunctor      device, an input along another dimension than the output's innermost (transposes, mixed
@@ -25,20 +25,26 @@
 namespace kstream::impl {
 
 /// Index: Coordinates (32-bit index math) or Strides (64-bit), each element's offsets in every operand. Index t of
-/// the range (the plan's league, n / Ahead rounded up) takes elements t, t + league, ... (Ahead of them:
-/// general_items; adjacent indices read adjacent elements) and loads them all before it stores any.
+/// the range takes Ahead elements (a pack's worth of out's), interleaved with its group's (kstream/impl/plan.hpp,
+/// general_lanes: adjacent indices read adjacent elements), and loads them all before it stores any.
 template <class Index, class Op, class OutT, class... InTs>
 struct GeneralFunctor : OpField<Op> {
-  static constexpr int K = 1 + int(sizeof...(InTs)), Ahead = general_items(int(sizeof(OutT)));
+  static constexpr int K = 1 + int(sizeof...(InTs)), Ahead = elements_per_pack(int(sizeof(OutT)));
   using Seq = std::index_sequence_for<InTs...>;
   Bases<Seq, OutT, InTs...> at;
   Index index;
-  std::int64_t n, league;
+  std::int64_t n;
 
   GeneralFunctor(const Op& op, const Bases<Seq, OutT, InTs...>& at_, const Index& index_, const Plan& p)
-      : OpField<Op>(op), at(at_), index(index_), n(p.body_items), league(p.league) {}
+      : OpField<Op>(op), at(at_), index(index_), n(p.body_items) {}
 
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t t) const { run(t, Seq{}); }
+
+  /// Index t's a-th element (unsigned: a shift and a mask).
+  static KOKKOS_FORCEINLINE_FUNCTION std::int64_t element(std::int64_t t, int a) {
+    const auto u = std::uint64_t(t), lanes = std::uint64_t(general_lanes);
+    return std::int64_t(u / lanes * (lanes * Ahead) + std::uint64_t(a) * lanes + u % lanes);
+  }
 
  private:
   template <std::size_t... Is>
@@ -47,7 +53,7 @@ struct GeneralFunctor : OpField<Op> {
     Slots<Seq, InTs...> v[Ahead];
     KSTREAM_DEVICE_UNROLL
     for (int a = 0; a < Ahead; ++a) {
-      const std::int64_t e = t + a * league;
+      const std::int64_t e = element(t, a);
       if (e < n) {
         index.offsets(e, offset[a]);
         ((get<Is>(v[a]) = get<Is>(at.in)[offset[a][Is + 1]]), ...);
@@ -55,7 +61,7 @@ struct GeneralFunctor : OpField<Op> {
     }
     KSTREAM_DEVICE_UNROLL
     for (int a = 0; a < Ahead; ++a)
-      if (t + a * league < n) at.out[offset[a][0]] = this->operation()(get<Is>(v[a])...);
+      if (element(t, a) < n) at.out[offset[a][0]] = this->operation()(get<Is>(v[a])...);
   }
 };
 

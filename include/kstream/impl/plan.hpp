@@ -34,9 +34,9 @@
 //             (each load instruction of a warp reads adjacent elements).
 // strided     as contiguous, with the strides applied.
 // elements    one element per index of a RangePolicy from a functor of pointers and 32-bit strides.
-// general     general_items elements of out per index of a RangePolicy over the normalized dimensions (i,
-//             i + league, ...: items_in_flight of them), each element's coordinates from divisions precomputed on
-//             the host (32-bit where the count and every span fit);
+// general     a pack's worth of out's elements per index of a RangePolicy over the normalized dimensions, in
+//             groups of general_lanes indices, each element's coordinates from divisions precomputed on the
+//             host (32-bit where the count and every span fit);
 //             where an input runs along another dimension than the output (a transpose, mixed layouts), in
 //             tiles of the output's and that input's innermost dimensions (cross_dim).
 // rows        (device) one team per tile of a row: the row's start from its coordinates, then the row's strategy.
@@ -164,7 +164,7 @@ struct Plan {
   int items_in_flight = 1;      ///< device: items of each input a thread loads before it stores (a template value)
   int team_size = 1;            ///< device: threads per team; hosts: 1
   int chunks_per_thread = 1;    ///< device: load-store rounds per thread and tile; hosts: items per tile
-  std::int64_t league = 0;      ///< teams (device; rows: every row's) or tiles (host); elements: n; general: n / items
+  std::int64_t league = 0;      ///< teams (device; rows: every row's) or tiles (host); elements: n; general: indices
   int threads = 1;              ///< host: threads that run the tiles, 0 for the calling thread
   bool own_region = false;      ///< host: kstream opens the OpenMP region of `threads` threads itself
   bool streaming_stores = false;
@@ -210,11 +210,11 @@ KOKKOS_INLINE_FUNCTION constexpr int elements_per_pack(int element_bytes) {
   return element_bytes < pack_bytes && pack_bytes % element_bytes == 0 ? pack_bytes / element_bytes : 1;
 }
 
-/// Elements of out that an index of the device's general kernel (GeneralFunctor) takes: a pack's worth of 16-bit
-/// elements (8), one of wider ones (docs/engine.md: on the H200 more than one lost on floats and doubles).
-KOKKOS_INLINE_FUNCTION constexpr int general_items(int element_bytes) {
-  return element_bytes < 4 ? elements_per_pack(element_bytes) : 1;
-}
+/// The device's general kernel (GeneralFunctor) gives each index a pack's worth of out's elements (items_in_flight),
+/// interleaved over groups of general_lanes adjacent indices: group g takes the general_lanes x items elements from
+/// g x general_lanes x items on, its index t elements t % general_lanes, that + general_lanes, ... (a warp's loads
+/// adjacent, a group's elements one run).
+inline constexpr int general_lanes = 32;
 
 /// How a reduction runs: over the normalized space, in rows of row_length elements (one row: a flat call), read
 /// in 16-byte packs of `width` elements where every operand allows (width 1: single elements). Rows of packs:
