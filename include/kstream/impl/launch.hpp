@@ -102,6 +102,15 @@ void as_tools_kernel(const char* label, const ExecSpace& exec, const Body& body)
   if (tools) Kokkos::Tools::endParallelFor(kernel_id);
 }
 
+/// out and the K - 1 inputs as one array of pointers, in operand order (what the index math takes).
+template <int K>
+struct OperandList {
+  const Operand* at[K];
+  OperandList(const Operand& out, const Operand* ins) : at{&out} {
+    for (int k = 1; k < K; ++k) at[k] = &ins[k - 1];
+  }
+};
+
 /// A team kernel that does nothing: asks a host space for its largest team.
 template <class ExecSpace>
 struct TeamProbe {
@@ -143,11 +152,9 @@ void launch_tiles(const Sink& sink, const char* label, const ExecSpace& exec, co
   }
   if constexpr (Rows) {
     constexpr int K = 1 + int(sizeof...(InTs));
-    const Operand* operands[K];
-    operands[0] = &out;
-    for (int k = 1; k < K; ++k) operands[k] = &ins[k - 1];
+    const OperandList<K> operands(out, ins);
     functor.segments = FastDivider(std::uint32_t(p.league / p.rows));
-    functor.starts = RowStarts<K>(p.geometry, operands, 1);
+    functor.starts = RowStarts<K>(p.geometry, operands.at, 1);
   }
   if (shape != default_tile_shape<ExecSpace>()) check_team_size(label, exec, shape, functor);
   if constexpr (device) {
@@ -246,13 +253,11 @@ template <class Sink, class ExecSpace, class Op, class OutT, class... InTs>
 void launch_general_tiles(const Sink& sink, const char* label, const ExecSpace& exec, const Plan& p, const Op& op,
                           const Operand& out, const Operand* ins) {
   constexpr int K = 1 + int(sizeof...(InTs));
-  const Operand* operands[K];
-  operands[0] = &out;
-  for (int k = 1; k < K; ++k) operands[k] = &ins[k - 1];
+  const OperandList<K> operands(out, ins);
   using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<transpose_team>>;
   const TileFunctor<typename Policy::member_type, Op, OutT, InTs...> functor(
       op, bases_of<OutT, InTs...>(out, ins, std::index_sequence_for<InTs...>{}),
-      TiledCoordinates<K>(p.geometry, p.cross_dim, p.tile_edge, operands), p.staged);
+      TiledCoordinates<K>(p.geometry, p.cross_dim, p.tile_edge, operands.at), p.staged);
   Policy policy(exec, int(p.league), is_device_execution_space_v<ExecSpace> ? p.team_size : 1);
   policy.set_scratch_size(0, Kokkos::PerTeam(functor.scratch_bytes()));
   sink(label, policy, functor);
@@ -266,17 +271,15 @@ void launch_general(const Sink& sink, const char* label, const ExecSpace& exec, 
   if (p.cross_dim >= 0)
     return launch_general_tiles<Sink, ExecSpace, Op, OutT, InTs...>(sink, label, exec, p, op, out, ins);
   constexpr int K = 1 + int(sizeof...(InTs));
-  const Operand* operands[K];
-  operands[0] = &out;
-  for (int k = 1; k < K; ++k) operands[k] = &ins[k - 1];
+  const OperandList<K> operands(out, ins);
   const auto at = bases_of<OutT, InTs...>(out, ins, std::index_sequence_for<InTs...>{});
   const Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>> policy(exec, 0, p.league);
   if (p.wide_indices)
     return sink(label, policy,
-                GeneralFunctor<Strides<K>, Op, OutT, InTs...>{op, at, Strides<K>(p.geometry, operands), p});
+                GeneralFunctor<Strides<K>, Op, OutT, InTs...>{op, at, Strides<K>(p.geometry, operands.at), p});
   return sink(label, policy,
               GeneralFunctor<Coordinates<K, max_rank>, Op, OutT, InTs...>{
-                  op, at, Coordinates<K, max_rank>(p.geometry, operands, 0), p});
+                  op, at, Coordinates<K, max_rank>(p.geometry, operands.at, 0), p});
 }
 
 /// A plan of several dimensions to its kernel: device rows (packed rows with one pack in flight per thread and
@@ -288,11 +291,9 @@ void launch_ranked(const Sink& sink, const char* label, const ExecSpace& exec, c
   constexpr int width = ((sizeof(InTs) == sizeof(OutT)) && ...) ? elements_per_pack(sizeof(OutT)) : 1;
   if constexpr (!device) {
     constexpr int K = 1 + int(sizeof...(InTs));
-    const Operand* operands[K];
-    operands[0] = &out;
-    for (int k = 1; k < K; ++k) operands[k] = &ins[k - 1];
+    const OperandList<K> operands(out, ins);
     const auto at = bases_of<OutT, InTs...>(out, ins, std::index_sequence_for<InTs...>{});
-    const HostWalkFunctor<Op, OutT, InTs...> functor(at, p, Strides<K>(p.geometry, operands), op);
+    const HostWalkFunctor<Op, OutT, InTs...> functor(at, p, Strides<K>(p.geometry, operands.at), op);
     if constexpr (std::is_same_v<Sink, LaunchNow>) {
       if (p.threads == 0)
         return as_tools_kernel(label, exec, [&] {
