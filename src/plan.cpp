@@ -274,6 +274,24 @@ std::int8_t cross_dimension(const CallFacts& c, const Geometry& g) {
   return -1;
 }
 
+/// Whether device tiles may move whole 16-byte packs (Plan::width): one element size, every operand aligned to
+/// a pack, out and the inputs read from memory along the innermost dimension, the staged inputs along the cross
+/// one, and every other stride whole packs, so that each run of a pack's elements along those dimensions starts
+/// on a pack boundary.
+bool tiles_in_packs(const Geometry& g, const Operands& ops, int cross, std::uint32_t staged) {
+  const int width = elements_per_pack(ops[0].element_bytes);
+  if (width == 1) return false;
+  for (int k = 0; k < ops.count(); ++k) {
+    const int along = k > 0 && (staged >> (k - 1) & 1) ? cross : 0;
+    if (ops[k].element_bytes != ops[0].element_bytes || ops[k].address % pack_bytes != 0 ||
+        g.stride(ops[k], along) != 1)
+      return false;
+    for (int d = 0; d < g.dims; ++d)
+      if (d != along && g.stride(ops[k], d) % width != 0) return false;
+  }
+  return true;
+}
+
 /// Several dimensions that do not run as rows on a device: general, 32-bit index math where it fits.
 void plan_device_general(const CallFacts& c, Plan& p) {
   const Operands ops{c};
@@ -325,6 +343,8 @@ void plan_device_general(const CallFacts& c, Plan& p) {
       scratch += staged_bytes(k, edge);
     }
   }
+  p.width = tiles_in_packs(g, ops, p.cross_dim, p.staged) ? elements_per_pack(c.out.element_bytes) : 1;
+  if (p.width > 1) p.items_in_flight = transpose_packs_in_flight(p.width);
 }
 
 /// Several dimensions on a host: tiles of the flattened index, each one thread's walk row by row.

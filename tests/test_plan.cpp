@@ -420,6 +420,21 @@ TEST(Plan, DeviceTilesOfRowsOf256BytesStageTheInputsAlongTheCrossDimensionWhileS
   const Plan mi250x = plan_nd(out, ins, true, device_default, cdna_wavefront, 64 << 10);
   EXPECT_EQ(mi250x.tile_edge, 32);
   EXPECT_EQ(mi250x.staged, 0b11111110u) << "seven in 64 KiB";
+  // Packs (Plan::width) where every run of a pack's elements starts on a pack boundary: here every stride but the
+  // unit ones is a whole number of packs, and the staged inputs run along the cross dimension.
+  EXPECT_EQ(mi250x.width, 2) << "doubles in 16-byte packs on both sides of the scratch";
+  EXPECT_EQ(mi250x.items_in_flight, 2) << "two packs of doubles in flight a thread";
+  EXPECT_EQ(cuda.width, 1) << "in7 and in8 not staged: read across the innermost, element by element";
+  EXPECT_EQ(cuda.items_in_flight, impl::transpose_in_flight);
+  const auto single = [&](const Operand& o, const Operand& x) {
+    const Plan q = plan_nd(o, {x}, true, device_default, 32, 48 << 10);
+    return impl::plan_name(q) == "general/tiles" && q.width == 1 && q.items_in_flight == impl::transpose_in_flight;
+  };
+  EXPECT_FALSE(single(out, left));
+  EXPECT_TRUE(single(tensor<2>(8, {1000, 301}, {301, 1}), tensor<2>(8, {1000, 301}, {1, 1000})))
+      << "rows of 301 doubles: every other row starts between packs";
+  EXPECT_TRUE(single(tensor<2>(8, e, {300, 1}, 1), left)) << "out one element past a pack boundary";
+  EXPECT_TRUE(single(tensor<2>(4, e, {300, 1}), tensor<2>(8, e, {1, 1000}))) << "floats from doubles";
   // Smaller elements take longer edges where the scratch holds every input along the cross dimension.
   const auto of = [&](int bytes, int inputs, std::int64_t scratch, int warp) {
     const std::vector<Operand> list(std::size_t(inputs), tensor<2>(bytes, e, {1, 1000}));
@@ -429,12 +444,19 @@ TEST(Plan, DeviceTilesOfRowsOf256BytesStageTheInputsAlongTheCrossDimensionWhileS
   EXPECT_EQ(floats.tile_edge, 64) << "64 floats: 256 bytes; 64 x 65 of them in 48 KiB";
   EXPECT_EQ(floats.league, 5 * 16) << "300 in 5 tiles of 64, 1000 in 16";
   EXPECT_EQ(floats.staged, 1u);
+  EXPECT_EQ(floats.width, 4);
+  EXPECT_EQ(floats.items_in_flight, 2) << "two packs of floats in flight a thread";
   EXPECT_EQ(of(4, 2, 48 << 10, 32).tile_edge, 64);
   EXPECT_EQ(of(4, 3, 48 << 10, 32).tile_edge, 32) << "three of 64 x 65 floats exceed 48 KiB";
   EXPECT_EQ(of(4, 3, 48 << 10, 32).staged, 0b111u);
   EXPECT_EQ(of(4, 3, 64 << 10, cdna_wavefront).tile_edge, 64) << "they fit 64 KiB";
   const Plan halves = of(2, 1, 48 << 10, 32);
   EXPECT_EQ(halves.tile_edge, 128) << "128 16-bit elements: 256 bytes; 128 x 129 of them in 48 KiB";
+  EXPECT_EQ(halves.width, 1) << "rows of 300 16-bit elements: every other row starts between packs";
+  const Plan aligned_halves = plan_nd(tensor<2>(2, {1000, 304}, {304, 1}), {tensor<2>(2, {1000, 304}, {1, 1000})}, true,
+                                      device_default, 32, 48 << 10);
+  EXPECT_EQ(aligned_halves.width, 8);
+  EXPECT_EQ(aligned_halves.items_in_flight, 1) << "one pack of 16-bit elements in flight a thread (computed in float)";
   EXPECT_EQ(halves.league, 3 * 8);
   EXPECT_EQ(of(2, 2, 64 << 10, cdna_wavefront).tile_edge, 64) << "two of 128 x 129 exceed 64 KiB";
   EXPECT_EQ(of(1, 1, 48 << 10, 32).tile_edge, 128) << "at most 128";

@@ -132,10 +132,11 @@ TYPED_TEST(RankCallsTest, CopyBetweenEveryPairOfMappings) {
 }
 
 /// op over the views by a CUDA device's general kernels (tiles, or the flattened order) with `scratch` bytes of
-/// team scratch (at most what exec's teams may take), run on exec (hosts: a thread a team): the tiles' edge, 0 for
-/// the flattened order, and -1 and nothing run where that plan is not general.
+/// team scratch (at most what exec's teams may take), run on exec (hosts: a thread a team): the plan, nothing run
+/// where it is not general.
 template <class Exec, class Op, class Out, class... Ins>
-int device_general(const Exec& exec, std::int64_t scratch, const Op& op, const Out& out, const Ins&... ins) {
+impl::Plan device_general_plan(const Exec& exec, std::int64_t scratch, const Op& op, const Out& out,
+                               const Ins&... ins) {
   const impl::Operand in_operands[] = {impl::operand_of(ins)...};
   impl::CallFacts c;
   c.label = "device general";
@@ -146,10 +147,17 @@ int device_general(const Exec& exec, std::int64_t scratch, const Op& op, const O
   c.ins = in_operands;
   c.inputs = int(sizeof...(Ins));
   const impl::Plan p = impl::plan(c);
-  if (p.strategy != impl::Strategy::general) return -1;
-  impl::launch_general<impl::LaunchNow, Exec, Op, typename Out::value_type, typename Ins::non_const_value_type...>(
-      impl::LaunchNow{}, c.label, exec, p, op, c.out, in_operands);
-  return p.tile_edge;
+  if (p.strategy == impl::Strategy::general)
+    impl::launch_general<impl::LaunchNow, Exec, Op, typename Out::value_type, typename Ins::non_const_value_type...>(
+        impl::LaunchNow{}, c.label, exec, p, op, c.out, in_operands);
+  return p;
+}
+
+/// device_general_plan's tile edge: 0 for the flattened order, -1 where the plan is not general.
+template <class Exec, class Op, class Out, class... Ins>
+int device_general(const Exec& exec, std::int64_t scratch, const Op& op, const Out& out, const Ins&... ins) {
+  const impl::Plan p = device_general_plan(exec, scratch, op, out, ins...);
+  return p.strategy == impl::Strategy::general ? p.tile_edge : -1;
 }
 
 // The device's general kernels on every backend: tiles (an input along another dimension than out's innermost:
@@ -233,6 +241,49 @@ TYPED_TEST(RankCallsTest, DeviceTilesOf16BitElements) {
   EXPECT_EQ(c.wrong(false), 0) << "copy";
   EXPECT_EQ(device_general(exec, 48 << 10, impl::Plus{}, c.out, c.x, c.y), edge);
   EXPECT_EQ(c.wrong(true), 0) << "add";
+}
+
+// Tiles move whole 16-byte packs (Plan::width) where every run of a pack's elements starts on a pack boundary:
+// extents of whole packs in LayoutRight and LayoutLeft, and rows padded to whole packs whose extents are not
+// (groups cut short at the views' edges; the padding, guarded, stays untouched); a transposed copy and an add with
+// one input along out's innermost and one across it, partial tiles along both dimensions, in the test's type and
+// in 16-bit elements (bhalf_t).
+template <class C>
+void expect_tiles_in_whole_packs() {
+  using T = typename C::value_type;
+  const auto pitched = [](const Extents& e, bool right) {
+    const int rank = int(e.size());
+    const std::int64_t inner = e[right ? rank - 1 : 0], per_pack = pack_bytes / std::int64_t(sizeof(T));
+    return Mapping{
+        right ? "right_pitched" : "left_pitched", 0,
+        packed_strides(e, right ? right_order(rank) : left_order(rank), 1, (per_pack - inner % per_pack) % per_pack)};
+  };
+  for (const Extents& extents : {Extents{72, 136}, Extents{70, 133}, Extents{3, 72, 40}}) {
+    const Mapping right = pitched(extents, true), left = pitched(extents, false);
+    int width = 0;
+    const auto copy = [&](auto exec, auto o, auto x) {
+      width = device_general_plan(exec, 48 << 10, impl::ConvertTo<T>{}, o, x).width;
+    };
+    const auto add = [&](auto exec, auto o, auto x, auto y) {
+      width = device_general_plan(exec, 48 << 10, impl::Plus{}, o, x, y).width;
+    };
+    const auto maps = std::array<Mapping, 3>{right, left, right};
+    EXPECT_EQ(
+        (run_tensor_case<C, 1, Ranks<2, 3>>(extents, std::array<Mapping, 2>{right, left}, copy, [](T v) { return v; })),
+        "")
+        << "copy " << describe(maps);
+    EXPECT_EQ(width, int(pack_bytes / sizeof(T))) << "copy " << describe(maps);
+    EXPECT_EQ(
+        (run_tensor_case<C, 2, Ranks<2, 3>>(extents, maps, add, [](T x, T y) { return T(to_float(x) + to_float(y)); })),
+        "")
+        << "add " << describe(maps);
+    EXPECT_EQ(width, int(pack_bytes / sizeof(T))) << "add " << describe(maps);
+  }
+}
+
+TYPED_TEST(RankCallsTest, DeviceTilesInWholePacks) {
+  expect_tiles_in_whole_packs<TypeParam>();
+  expect_tiles_in_whole_packs<Case<typename TypeParam::execution_space, Kokkos::Experimental::bhalf_t>>();
 }
 
 // A transposed input whose pitch is a multiple of 4 KiB (1024 rows of a LayoutLeft view): hosts walk narrow blocks

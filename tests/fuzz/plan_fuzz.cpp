@@ -13,6 +13,7 @@
 //   - a reduction along dimensions (random reduced sets, device or host facts) puts every input element into
 //     the one output of its kept coordinates exactly once, each output stored once per slice, no address outside
 //     the inputs' elements.
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -216,7 +217,7 @@ void check_elementwise(Call& c, const CallFacts& facts) {
       };
       if (facts.device && p.cross_dim >= 0) {  // square tiles of the innermost and the cross dimension, a team each
         CHECK(!p.wide_indices && p.league < (std::int64_t(1) << 31) && p.team_size == transpose_team &&
-                  p.items_in_flight == transpose_in_flight,
+                  p.items_in_flight == (p.width > 1 ? transpose_packs_in_flight(p.width) : transpose_in_flight),
               p.league);
         for (int k = 1; k < N; ++k)  // only inputs along the cross dimension go through scratch
           CHECK(!(p.staged >> (k - 1) & 1) || (g.stride(*list[k], p.cross_dim) == 1 && g.stride(*list[k], 0) != 1), k);
@@ -230,17 +231,34 @@ void check_elementwise(Call& c, const CallFacts& facts) {
                          ? std::int64_t(p.tile_edge) * (p.tile_edge + 1) * list[k]->element_bytes + 16
                          : 0;
         CHECK(scratch <= facts.scratch_bytes, scratch);
+        // Groups of p.width elements (TileFunctor: packs where the plan says, a group cut short by the view's
+        // edge element by element): out and the inputs read from memory along the innermost, the staged inputs
+        // along the cross dimension; every whole group a pack inside its view.
+        CHECK(p.width == 1 || p.width == elements_per_pack(c.ops[0].element_bytes), p.width);
+        const int width_log2 = std::countr_zero(unsigned(p.width)), groups = p.tile_edge * p.tile_edge / p.width;
+        const auto staged = [&](int k) { return k > 0 && (p.staged >> (k - 1) & 1); };
         for (std::int64_t t = 0; t < p.league; ++t) {
           std::int64_t origin[N];
           int inner = 0, cross = 0;
           tiled.tile(std::uint32_t(t), origin, inner, cross);
           CHECK(inner >= 1 && inner <= p.tile_edge && cross >= 1 && cross <= p.tile_edge, inner, cross);
-          for (int j = 0; j < cross; ++j)
-            for (int i = 0; i < inner; ++i) {
+          for (int g = 0; g < groups; ++g) {
+            int along = 0, across = 0;
+            tiled.group(g, width_log2, along, across);
+            CHECK(along < p.tile_edge && across < p.tile_edge && along % p.width == 0, along, across);
+            for (int k = 1; k < N && p.width > 1; ++k)  // the staging: along the cross dimension
+              if (staged(k) && across < inner && along + p.width <= cross)
+                check_pack(c, k, c.at(k, origin[k] + tiled.at(k, across, along)));
+            if (along >= inner || across >= cross) continue;  // the writing: along the innermost
+            for (int k = 0; k < N && p.width > 1; ++k)
+              if (!staged(k) && along + p.width <= inner)
+                check_pack(c, k, c.at(k, origin[k] + tiled.at(k, along, across)));
+            for (int j = 0; j < p.width && along + j < inner; ++j) {
               std::int64_t offset[N];
-              for (int k = 0; k < N; ++k) offset[k] = origin[k] + tiled.at(k, i, j);
+              for (int k = 0; k < N; ++k) offset[k] = origin[k] + tiled.at(k, along + j, across);
               visit(offset);
             }
+          }
         }
       } else if (facts.device) {
         const int items = p.items_in_flight;  // GeneralFunctor's order: groups of general_lanes indices

@@ -68,19 +68,26 @@ struct GeneralFunctor : OpField<Op> {
 /// A team per square tile (kstream/impl/plan.hpp, cross_dim; TiledCoordinates' edge): each staged
 /// input (plan's `staged`) is read along the cross dimension, its contiguous one, into scratch; after the barrier
 /// out is written along its innermost, the staged inputs read across their scratch rows (one element of padding a
-/// row: a warp's lanes in different banks) and the others from memory. Any team size: thread r takes elements r,
-/// r + team size, ... of the tile, Ahead of them at once (loads in flight before any store).
+/// row: a warp's lanes in different banks) and the others from memory. The tile goes in groups of W elements
+/// along each side's contiguous dimension: whole 16-byte packs where the plan says (Plan::width: every group starts
+/// on a pack boundary; a group cut short by the view's edge goes element by element), else single elements. Any
+/// team size: thread r takes groups r, r + team size, ... of the tile, Ahead<W> of them at once (loads in flight
+/// before any store).
 template <class Team, class Op, class OutT, class... InTs>
 struct TileFunctor : OpField<Op> {
-  static constexpr int K = 1 + int(sizeof...(InTs)), Ahead = transpose_in_flight;
+  static constexpr int K = 1 + int(sizeof...(InTs));
+  template <int W>
+  static constexpr int Ahead = W == 1 ? transpose_in_flight : transpose_packs_in_flight(W);  ///< groups in flight
+  static constexpr int Packed = ((sizeof(InTs) == sizeof(OutT)) && ...) ? elements_per_pack(sizeof(OutT)) : 1;
+  static KOKKOS_INLINE_FUNCTION constexpr int log2_of(int w) { return w <= 1 ? 0 : 1 + log2_of(w / 2); }
   using Seq = std::index_sequence_for<InTs...>;
   Bases<Seq, OutT, InTs...> at;
   TiledCoordinates<K> index;
   std::uint32_t staged = 0;
+  bool packed = false;
 
-  TileFunctor(const Op& op, const Bases<Seq, OutT, InTs...>& at_, const TiledCoordinates<K>& index_,
-              std::uint32_t staged_)
-      : OpField<Op>(op), at(at_), index(index_), staged(staged_) {}
+  TileFunctor(const Op& op, const Bases<Seq, OutT, InTs...>& at_, const TiledCoordinates<K>& index_, const Plan& p)
+      : OpField<Op>(op), at(at_), index(index_), staged(p.staged), packed(Packed > 1 && p.width == Packed) {}
 
   /// Team scratch for the staged inputs.
   std::size_t scratch_bytes() const {
@@ -91,61 +98,109 @@ struct TileFunctor : OpField<Op> {
     return bytes;
   }
 
-  KOKKOS_INLINE_FUNCTION void operator()(const Team& team) const { run(team, Seq{}); }
+  KOKKOS_INLINE_FUNCTION void operator()(const Team& team) const {
+    if (Packed > 1 && packed) return run<Packed>(team, Seq{});
+    run<1>(team, Seq{});
+  }
 
  private:
-  template <std::size_t... Is>
+  template <int W, std::size_t... Is>
   KOKKOS_INLINE_FUNCTION void run(const Team& team, std::index_sequence<Is...>) const {
     std::int64_t origin[K];
     int inner = 0, cross = 0;
     index.tile(std::uint32_t(team.league_rank()), origin, inner, cross);
-    const int rank = team.team_rank(), size = team.team_size(), E = index.edge, L = index.edge_log2, Pitch = E + 1;
+    const int rank = team.team_rank(), size = team.team_size(), E = index.edge, Pitch = E + 1, groups = E * E / W;
     const auto scratch = team.team_scratch(0);
     const Slots<Seq, InTs*...> tiles{
         {(staged >> Is & 1) ? static_cast<InTs*>(scratch.get_shmem_aligned(sizeof(InTs) * E * Pitch, 16))
                             : nullptr}...};
     if (staged != 0) {
-      for (int first = rank; first < E * E; first += Ahead * size) {  // along the cross dimension: c fastest
-        (stage<Is>(get<Is>(tiles), origin[Is + 1], first, size, inner, cross), ...);
+      for (int first = rank; first < groups; first += Ahead<W> * size) {  // along the cross dimension: c fastest
+        (stage<W, Is>(get<Is>(tiles), origin[Is + 1], first, size, inner, cross), ...);
       }
       team.team_barrier();
     }
-    for (int first = rank; first < E * E; first += Ahead * size) {  // along out's innermost: i fastest
-      Slots<Seq, InTs...> v[Ahead];
+    for (int first = rank; first < groups; first += Ahead<W> * size) {  // along out's innermost: i fastest
+      Slots<Seq, Pack<InTs, W>...> v[Ahead<W>]{};  // value-initialized: guarded slots stay unread, but defined
       KSTREAM_DEVICE_UNROLL
-      for (int a = 0; a < Ahead; ++a) {
-        const int e = first + a * size, i = e & (E - 1), c = e >> L;
-        if (e < E * E && i < inner && c < cross)
-          ((get<Is>(v[a]) = get<Is>(tiles) != nullptr ? get<Is>(tiles)[i * Pitch + c]
-                                                       : get<Is>(at.in)[origin[Is + 1] + index.at(Is + 1, i, c)]),
+      for (int a = 0; a < Ahead<W>; ++a) {
+        const int g = first + a * size;
+        int i = 0, c = 0;
+        index.group(g, log2_of(W), i, c);
+        if (g < groups && i < inner && c < cross)
+          ((get<Is>(v[a]) = get<Is>(tiles) != nullptr
+                                ? gather<W>(get<Is>(tiles) + i * Pitch + c, Pitch, inner - i)
+                                : load<W>(get<Is>(at.in) + origin[Is + 1] + index.at(Is + 1, i, c), inner - i)),
            ...);
       }
       KSTREAM_DEVICE_UNROLL
-      for (int a = 0; a < Ahead; ++a) {
-        const int e = first + a * size, i = e & (E - 1), c = e >> L;
-        if (e < E * E && i < inner && c < cross)
-          at.out[origin[0] + index.at(0, i, c)] = this->operation()(get<Is>(v[a])...);
+      for (int a = 0; a < Ahead<W>; ++a) {
+        const int g = first + a * size;
+        int i = 0, c = 0;
+        index.group(g, log2_of(W), i, c);
+        if (g < groups && i < inner && c < cross) {
+          Pack<OutT, W> result;
+          for (int j = 0; j < W; ++j) result.lane[j] = this->operation()(get<Is>(v[a]).lane[j]...);
+          store<W>(at.out + origin[0] + index.at(0, i, c), result, inner - i);
+        }
       }
     }
   }
 
-  /// Input I's elements first, first + size, ... (Ahead of them) of the tile into its scratch (none where it is not
+  /// Input I's groups first, first + size, ... (Ahead<W> of them) of the tile into its scratch (none where it is not
   /// staged).
-  template <std::size_t I, class T>
+  template <int W, std::size_t I, class T>
   KOKKOS_FORCEINLINE_FUNCTION void stage(T* tile, std::int64_t origin, int first, int size, int inner,
                                          int cross) const {
     if (tile == nullptr) return;
-    const int E = index.edge, L = index.edge_log2, Pitch = E + 1;
-    T v[Ahead];
+    const int E = index.edge, Pitch = E + 1;
+    Pack<T, W> v[Ahead<W>]{};
     KSTREAM_DEVICE_UNROLL
-    for (int a = 0; a < Ahead; ++a) {
-      const int e = first + a * size, c = e & (E - 1), i = e >> L;
-      if (e < E * E && i < inner && c < cross) v[a] = get<I>(at.in)[origin + index.at(int(I) + 1, i, c)];
+    for (int a = 0; a < Ahead<W>; ++a) {
+      const int g = first + a * size;
+      int c = 0, i = 0;
+      index.group(g, log2_of(W), c, i);
+      if (g < E * E / W && i < inner && c < cross)
+        v[a] = load<W>(get<I>(at.in) + origin + index.at(int(I) + 1, i, c), cross - c);
     }
     KSTREAM_DEVICE_UNROLL
-    for (int a = 0; a < Ahead; ++a) {
-      const int e = first + a * size, c = e & (E - 1), i = e >> L;
-      if (e < E * E && i < inner && c < cross) tile[i * Pitch + c] = v[a];
+    for (int a = 0; a < Ahead<W>; ++a) {
+      const int g = first + a * size;
+      int c = 0, i = 0;
+      index.group(g, log2_of(W), c, i);
+      if (g < E * E / W && i < inner && c < cross)
+        for (int j = 0; j < W; ++j)
+          if (j < cross - c) tile[i * Pitch + c + j] = v[a].lane[j];
+    }
+  }
+
+  /// A group of W elements from `from` on (the first `left` of them where fewer are left; one pack where all are).
+  template <int W, class T>
+  static KOKKOS_FORCEINLINE_FUNCTION Pack<T, W> load(const T* from, int left) {
+    Pack<T, W> v{};
+    if (W > 1 && left < W) {
+      for (int j = 0; j < W; ++j)
+        if (j < left) v.lane[j] = from[j];
+    } else {
+      v = *reinterpret_cast<const Pack<T, W>*>(from);
+    }
+    return v;
+  }
+  /// A group down a column of scratch: elements `pitch` apart.
+  template <int W, class T>
+  static KOKKOS_FORCEINLINE_FUNCTION Pack<T, W> gather(const T* from, int pitch, int left) {
+    Pack<T, W> v{};
+    for (int j = 0; j < W; ++j)
+      if (W == 1 || j < left) v.lane[j] = from[j * pitch];
+    return v;
+  }
+  template <int W, class T>
+  static KOKKOS_FORCEINLINE_FUNCTION void store(T* to, const Pack<T, W>& v, int left) {
+    if (W > 1 && left < W) {
+      for (int j = 0; j < W; ++j)
+        if (j < left) to[j] = v.lane[j];
+    } else {
+      *reinterpret_cast<Pack<T, W>*>(to) = v;
     }
   }
 };

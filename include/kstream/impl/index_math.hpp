@@ -121,6 +121,22 @@ struct TiledCoordinates {
   KOKKOS_FORCEINLINE_FUNCTION std::int64_t at(int k, int i, int c) const {
     return std::int64_t(i) * inner_stride[k] + std::int64_t(c) * cross_stride[k];
   }
+  /// Group g of a tile's edge x edge / 2^width_log2 (groups of 2^width_log2 elements along one side's contiguous
+  /// dimension): where it starts along that side, in elements, and across it. Single elements: along fastest over
+  /// the whole edge (a warp's 32 floats in one 128-byte line). Packs: a warp's 32 groups are 8 packs (128 bytes)
+  /// along by 4 across, so that its scratch accesses down the columns of rows padded by one element fall in
+  /// different banks (an edge holds at least 8 packs: the plan's edge x element size >= 128 bytes).
+  KOKKOS_FORCEINLINE_FUNCTION void group(int g, int width_log2, int& along, int& across) const {
+    const int per_side_log2 = edge_log2 - width_log2;  // groups along a side
+    if (width_log2 == 0) {
+      along = g & ((1 << per_side_log2) - 1);
+      across = g >> per_side_log2;
+    } else {
+      const int warp = g >> 5, segments_log2 = per_side_log2 - 3;  // 8-pack segments along a side
+      along = ((warp & ((1 << segments_log2) - 1)) << 3 | (g & 7)) << width_log2;
+      across = (warp >> segments_log2) << 2 | (g >> 3 & 3);
+    }
+  }
 };
 
 /// Where row `row` of the normalized space starts in each of K operands: its coordinates over dimensions 1.. of

@@ -257,7 +257,7 @@ void launch_general_tiles(const Sink& sink, const char* label, const ExecSpace& 
   using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<transpose_team>>;
   const TileFunctor<typename Policy::member_type, Op, OutT, InTs...> functor(
       op, bases_of<OutT, InTs...>(out, ins, std::index_sequence_for<InTs...>{}),
-      TiledCoordinates<K>(p.geometry, p.cross_dim, p.tile_edge, operands.at), p.staged);
+      TiledCoordinates<K>(p.geometry, p.cross_dim, p.tile_edge, operands.at), p);
   Policy policy(exec, int(p.league), is_device_execution_space_v<ExecSpace> ? p.team_size : 1);
   policy.set_scratch_size(0, Kokkos::PerTeam(functor.scratch_bytes()));
   sink(label, policy, functor);

@@ -109,9 +109,13 @@ Geometry normalize(const Operand& first, const Operand* rest, int rest_count);
 /// its operand's contiguous dimension. The edge (Plan::tile_edge, a power of two from transpose_min_edge to
 /// transpose_max_edge) makes a tile row transpose_row_bytes of the operands' smallest element where the team's
 /// scratch holds every such input at it. Each thread loads transpose_in_flight elements of each input before it
-/// stores.
+/// stores, or where the tile moves 16-byte packs (Plan::width) transpose_packs_in_flight(width) packs.
 inline constexpr int transpose_team = 256, transpose_row_bytes = 256, transpose_min_edge = 32, transpose_max_edge = 128,
                      transpose_in_flight = 4;
+/// Two packs of floats or doubles, one of 16-bit elements (computed in float: twice the registers).
+KOKKOS_INLINE_FUNCTION constexpr int transpose_packs_in_flight(int width) {
+  return width > 4 ? 1 : 2;
+}
 /// A host general call of that kind walks blocks of host_block_inner elements along the output's innermost
 /// dimension by host_block_cross along the input's: the input's cache lines (16 floats) are read whole from L1
 /// while the block's rows go by, where the output's order alone reads one element of each line per row. Where an
@@ -160,7 +164,7 @@ struct Plan {
   std::int64_t head = 0;        ///< scalars before the body (packed, shifted)
   std::int64_t body_items = 0;  ///< items the tiles cover (rows: in each row)
   std::int64_t tail = 0;        ///< scalars after the body (packed, shifted)
-  int width = 1;                ///< elements per item
+  int width = 1;                ///< elements per item (device tiles: along each contiguous run, in whole packs)
   int items_in_flight = 1;      ///< device: items of each input a thread loads before it stores (a template value)
   int team_size = 1;            ///< device: threads per team; hosts: 1
   int chunks_per_thread = 1;    ///< device: load-store rounds per thread and tile; hosts: items per tile
