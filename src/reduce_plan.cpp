@@ -49,14 +49,14 @@ void plan_device(const AlongFacts& f, AlongPlan& p) {
     p.block_outputs = team / p.reduce_lanes;
   }
   p.blocks = ceil_div(p.outputs, p.block_outputs);
-  // Few blocks and long outputs: slices, so that the teams fill the device.
+  // Few blocks and long outputs: slices, so that the teams fill the device (at most along_max_slices an output).
   const std::int64_t teams = std::max<std::int64_t>(1, f.resident_threads / team);
   p.slices = 1;
   p.slice_length = p.length;
   if (p.blocks < teams && p.length > 0) {
     const std::int64_t by_device = ceil_div(teams, p.blocks);
     const std::int64_t by_length = std::max<std::int64_t>(1, p.length / (p.reduce_lanes * along_slice_per_thread));
-    const std::int64_t wanted = std::min(by_device, by_length);
+    const std::int64_t wanted = std::min({by_device, by_length, along_max_slices});
     if (wanted > 1) {
       p.slice_length = ceil_div(ceil_div(p.length, wanted), p.reduce_lanes) * p.reduce_lanes;
       p.slices = ceil_div(p.length, p.slice_length);

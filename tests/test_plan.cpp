@@ -735,15 +735,22 @@ TEST(AlongPlan, MultivectorColumnsAndRowsOnDevices) {
     EXPECT_FALSE(left_columns.outer);
     EXPECT_EQ(left_columns.reduce_lanes, 256) << k;
     // Few columns: slices, so that the teams fill the device (1056 teams of 256 on an H200), each thread with at
-    // least along_slice_per_thread elements (2^22 / (256 x 32) = 512 slices).
+    // least along_slice_per_thread elements, each output in at most along_max_slices (one column: 256 slices).
     for (const auto& p : {columns, left_columns}) {
       expect_consistent(p, true);
       if (k <= 16) {
-        EXPECT_GE(p.league, 512) << k;
+        EXPECT_GE(p.league, impl::along_max_slices) << k;
       }
+      EXPECT_LE(p.slices, impl::along_max_slices) << k;
       if (p.slices > 1) {
         EXPECT_GE(p.slice_length / p.reduce_lanes, impl::along_slice_per_thread) << k;
       }
+    }
+    if (k == 1) {
+      EXPECT_EQ(left_columns.slices, impl::along_max_slices) << "one column of 2^22: the cap, not 512 slices";
+    }
+    if (k == 16) {
+      EXPECT_EQ(left_columns.slices, 32) << "16 columns of 2^18: 2^18 / (256 x 32), under the cap";
     }
     // Rows of LayoutRight: inner, lanes along a row as long as it has elements for them.
     const impl::AlongPlan rows = plan_along(right, {1}, h200_threads);

@@ -42,6 +42,9 @@ struct ReducedDims {
 inline constexpr int along_team_size = 256;
 /// A device slice gives each of its threads at least this many elements of an output.
 inline constexpr std::int64_t along_slice_per_thread = 32;
+/// A device output is cut into at most this many slices: one thread folds an output's slices in the second kernel
+/// (1041 slices of one long column took it to 0.48-0.69x the full reduction on an H100: docs/engine.md).
+inline constexpr std::int64_t along_max_slices = 256;
 /// A host tile covers about this many elements (host_tile_items of the full reduction: a fixed length, so the
 /// partial results do not depend on the thread count).
 inline constexpr std::int64_t along_host_tile_items = 16384;
