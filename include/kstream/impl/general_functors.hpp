@@ -78,7 +78,7 @@ struct TileFunctor : OpField<Op> {
   static constexpr int K = 1 + int(sizeof...(InTs));
   template <int W>
   static constexpr int Ahead = W == 1 ? transpose_in_flight : transpose_packs_in_flight(W);  ///< groups in flight
-  static constexpr int Packed = ((sizeof(InTs) == sizeof(OutT)) && ...) ? elements_per_pack(sizeof(OutT)) : 1;
+  static constexpr int Packed = common_pack_elements<OutT, InTs...>;
   static KOKKOS_INLINE_FUNCTION constexpr int log2_of(int w) { return w <= 1 ? 0 : 1 + log2_of(w / 2); }
   using Seq = std::index_sequence_for<InTs...>;
   Bases<Seq, OutT, InTs...> at;

@@ -196,7 +196,7 @@ template <class Sink, class ExecSpace, class Op, class OutT, class... InTs>
 void launch_flat(const Sink& sink, const char* label, const ExecSpace& exec, const TileShape& shape, const Plan& p,
                  const Op& op, const Operand& out, const Operand* ins) {
   constexpr bool device = is_device_execution_space_v<ExecSpace>;
-  constexpr int width = ((sizeof(InTs) == sizeof(OutT)) && ...) ? elements_per_pack(sizeof(OutT)) : 1;
+  constexpr int width = common_pack_elements<OutT, InTs...>;
   constexpr int elements_in_flight = elements_per_pack(sizeof(OutT));
   switch (p.strategy) {
     case Strategy::elements:
@@ -288,7 +288,7 @@ template <class Sink, class ExecSpace, class Op, class OutT, class... InTs>
 void launch_ranked(const Sink& sink, const char* label, const ExecSpace& exec, const TileShape& shape, const Plan& p,
                    const Op& op, const Operand& out, const Operand* ins) {
   constexpr bool device = is_device_execution_space_v<ExecSpace>;
-  constexpr int width = ((sizeof(InTs) == sizeof(OutT)) && ...) ? elements_per_pack(sizeof(OutT)) : 1;
+  constexpr int width = common_pack_elements<OutT, InTs...>;
   if constexpr (!device) {
     constexpr int K = 1 + int(sizeof...(InTs));
     const OperandList<K> operands(out, ins);

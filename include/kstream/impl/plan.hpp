@@ -214,6 +214,12 @@ KOKKOS_INLINE_FUNCTION constexpr int elements_per_pack(int element_bytes) {
   return element_bytes < pack_bytes && pack_bytes % element_bytes == 0 ? pack_bytes / element_bytes : 1;
 }
 
+/// Elements a pack of out holds where every input has out's element size (one pack moves each), else 1.
+template <class OutT, class... InTs>
+inline constexpr int common_pack_elements = ((sizeof(InTs) == sizeof(OutT)) && ...)
+                                                ? elements_per_pack(int(sizeof(OutT)))
+                                                : 1;
+
 /// The device's general kernel (GeneralFunctor) gives each index a pack's worth of out's elements (items_in_flight),
 /// interleaved over groups of general_lanes adjacent indices: group g takes the general_lanes x items elements from
 /// g x general_lanes x items on, its index t elements t % general_lanes, that + general_lanes, ... (a warp's loads
