@@ -37,30 +37,37 @@ void check_device_indices(const AlongPlan& p, const Operand& widened, const Oper
                             "fewer than 2^31 elements for each output");
 }
 
-void plan_device(const AlongFacts& f, AlongPlan& p) {
+void plan_device(const AlongFacts& f, AlongPlan& p, int element_bytes) {
   const Geometry& g = p.geometry;
   const int team = f.team_size;
   p.team_size = team;
   if (p.outer) {  // threads along the adjacent outputs; the team's other threads share their elements
     p.block_outputs = power_of_two_at_least(g.extents[g.reduced], team);
     p.reduce_lanes = team / p.block_outputs;
-  } else {  // threads along an output's elements, four each at least
-    p.reduce_lanes = power_of_two_at_least(std::max<std::int64_t>(1, ceil_div(p.length, 4)), team);
+  } else {  // threads along an output's elements, along_lane_bytes of the first input each at least
+    p.reduce_lanes =
+        power_of_two_at_least(std::max<std::int64_t>(1, ceil_div(p.length * element_bytes, along_lane_bytes)), team);
     p.block_outputs = team / p.reduce_lanes;
   }
   p.blocks = ceil_div(p.outputs, p.block_outputs);
-  // Few blocks and long outputs: slices, so that the teams fill the device (at most along_max_slices an output).
+  // Few blocks and long outputs: slices, so that the teams fill the device.
   const std::int64_t teams = std::max<std::int64_t>(1, f.resident_threads / team);
   p.slices = 1;
   p.slice_length = p.length;
   if (p.blocks < teams && p.length > 0) {
     const std::int64_t by_device = ceil_div(teams, p.blocks);
     const std::int64_t by_length = std::max<std::int64_t>(1, p.length / (p.reduce_lanes * along_slice_per_thread));
-    const std::int64_t wanted = std::min({by_device, by_length, along_max_slices});
-    if (wanted > 1) {
-      p.slice_length = ceil_div(ceil_div(p.length, wanted), p.reduce_lanes) * p.reduce_lanes;
+    const std::int64_t wanted = std::min(by_device, by_length);
+    if (wanted > 1) {  // every thread of a slice with whole groups of loads in flight (a tail loads one at a time)
+      const std::int64_t group = std::int64_t(p.reduce_lanes) * device_in_flight;
+      p.slice_length = ceil_div(ceil_div(p.length, wanted), group) * group;
       p.slices = ceil_div(p.length, p.slice_length);
     }
+  }
+  // The fold: threads on an output's slices as on its elements, device_in_flight partials each at least.
+  if (p.slices > 1) {
+    p.fold_lanes = power_of_two_at_least(ceil_div(p.slices, device_in_flight), team);
+    p.fold_league = ceil_div(p.outputs, team / p.fold_lanes);
   }
 }
 
@@ -118,7 +125,7 @@ AlongPlan plan_along(const AlongFacts& f, const ReducedDims& dims, const Operand
   const bool kept = g.reduced < g.dims;
   p.outer = kept && (g.reduced == 0 || g.stride(operands[0], g.reduced) < g.stride(operands[0], 0));
   if (f.device) {
-    plan_device(f, p);
+    plan_device(f, p, operands[0].element_bytes);
     check_device_indices(p, widened, operands, count, label);
   } else {
     plan_host(p);

@@ -690,7 +690,16 @@ void expect_consistent(const impl::AlongPlan& p, bool device) {
   EXPECT_GE(p.slices * p.slice_length, p.length);
   EXPECT_LT((p.slices - 1) * p.slice_length, std::max<std::int64_t>(p.length, 1));
   if (device && p.slices > 1) {
-    EXPECT_EQ(p.slice_length % p.reduce_lanes, 0) << "every slice starts at lane 0";
+    EXPECT_EQ(p.slice_length % (p.reduce_lanes * impl::device_in_flight), 0)
+        << "every slice starts at lane 0, each thread with whole groups of loads in flight";
+    // The fold: a power of two of threads an output, device_in_flight of its partials each at least (or the team),
+    // teams that cover the outputs once.
+    EXPECT_EQ(p.fold_lanes & (p.fold_lanes - 1), 0);
+    EXPECT_LE(p.fold_lanes, p.team_size);
+    EXPECT_TRUE(p.fold_lanes == p.team_size || p.fold_lanes * impl::device_in_flight >= p.slices);
+    EXPECT_TRUE(p.fold_lanes == 1 || (p.fold_lanes / 2) * impl::device_in_flight < p.slices);
+    const std::int64_t outputs_a_team = p.team_size / p.fold_lanes;
+    EXPECT_EQ(p.fold_league, (p.outputs + outputs_a_team - 1) / outputs_a_team);
   }
   EXPECT_EQ(p.league, p.blocks * p.slices);
 }
@@ -734,34 +743,40 @@ TEST(AlongPlan, MultivectorColumnsAndRowsOnDevices) {
     const impl::AlongPlan left_columns = plan_along(left, {0}, h200_threads);
     EXPECT_FALSE(left_columns.outer);
     EXPECT_EQ(left_columns.reduce_lanes, 256) << k;
-    // Few columns: slices, so that the teams fill the device (1056 teams of 256 on an H200), each thread with at
-    // least along_slice_per_thread elements, each output in at most along_max_slices (one column: 256 slices).
+    // Few columns: slices, so that the teams fill the device (1056 teams of 256 on an H200) and no more, each
+    // thread with at least along_slice_per_thread elements (2^22 elements: 512 teams).
     for (const auto& p : {columns, left_columns}) {
       expect_consistent(p, true);
       if (k <= 16) {
-        EXPECT_GE(p.league, impl::along_max_slices) << k;
+        EXPECT_EQ(p.league, 512) << k;
       }
-      EXPECT_LE(p.slices, impl::along_max_slices) << k;
+      EXPECT_LT(p.league, h200_threads / 256 + p.blocks) << k;
       if (p.slices > 1) {
         EXPECT_GE(p.slice_length / p.reduce_lanes, impl::along_slice_per_thread) << k;
       }
     }
     if (k == 1) {
-      EXPECT_EQ(left_columns.slices, impl::along_max_slices) << "one column of 2^22: the cap, not 512 slices";
+      EXPECT_EQ(left_columns.slices, 512) << "one column of 2^22: 32 elements a thread";
+      EXPECT_EQ(left_columns.fold_lanes, 128) << "four partials a thread";
+      EXPECT_EQ(left_columns.fold_league, 1);
     }
     if (k == 16) {
       EXPECT_EQ(left_columns.slices, 32) << "16 columns of 2^18: 2^18 / (256 x 32), under the cap";
+      EXPECT_EQ(left_columns.fold_lanes, 8) << "32 slices, four a thread";
+      EXPECT_EQ(left_columns.fold_league, 1) << "16 outputs of 8 threads in one team";
     }
     // Rows of LayoutRight: inner, lanes along a row as long as it has elements for them.
     const impl::AlongPlan rows = plan_along(right, {1}, h200_threads);
     EXPECT_FALSE(rows.outer && k > 1);
     expect_consistent(rows, true);
-    if (k >= 1024) {
-      EXPECT_EQ(rows.reduce_lanes, 256);
-    }
-    if (k <= 4) {
+    if (k >= 64) {
+      EXPECT_EQ(rows.reduce_lanes, k * 4 / impl::along_lane_bytes) << "along_lane_bytes a thread: 16 floats";
+    } else {
       EXPECT_EQ(rows.reduce_lanes, 1) << "a thread per row of " << k;
     }
+    // Doubles: 8 a thread (a thread's rows of 16 doubles left a warp's rows to fall out of L1).
+    const impl::AlongPlan double_rows = plan_along(tensor<2>(8, {n / k, k}, {k, 1}), {1}, h200_threads);
+    EXPECT_EQ(double_rows.reduce_lanes, std::min<std::int64_t>(256, std::max<std::int64_t>(1, k / 8))) << k;
     EXPECT_EQ(rows.slices, 1) << "millions of rows fill the device alone";
   }
 }

@@ -26,6 +26,23 @@ struct KeepValue {
   }
 };
 
+/// The values of a device team's outputs, `lanes` threads each (thread block_output * lanes + lane), folded
+/// pairwise in a fixed tree in team scratch (team_size values of Acc): the output's value, in every thread.
+template <class ExecSpace, class Acc, class Reducer, class Member>
+KOKKOS_INLINE_FUNCTION Acc fold_team_lanes(const Member& team, const Reducer& r, Acc value, int block_output, int lane,
+                                           int lanes) {
+  using Shared = Kokkos::View<Acc*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  const Shared shared(team.team_scratch(0), team.team_size());
+  const int slot = block_output * lanes + lane;
+  shared(slot) = value;
+  team.team_barrier();
+  for (int half = lanes / 2; half > 0; half /= 2) {
+    if (lane < half) shared(slot) = r(shared(slot), shared(slot + half));
+    team.team_barrier();
+  }
+  return shared(block_output * lanes);
+}
+
 /// What every kernel of a reduction along dimensions shares: the reducer, the step, the final transform of an
 /// output's value, how the work is shared, and where the outputs' values go (the result, or partial results).
 template <class Acc, class Reducer, class Finish, class Step, class R>
@@ -57,7 +74,6 @@ template <class ExecSpace, class Acc, class Reducer, class Finish, class Step, c
 struct DeviceAlongTiles : AlongCommon<Acc, Reducer, Finish, Step, R> {
   static constexpr int K = Step::operands, InFlight = device_in_flight;
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
-  using Shared = Kokkos::View<Acc*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   using Seq = typename Step::Seq;
   using AlongCommon<Acc, Reducer, Finish, Step, R>::AlongCommon;
   /// Every dimension's coordinates in every operand and the result (last): an output's first element over the
@@ -74,17 +90,7 @@ struct DeviceAlongTiles : AlongCommon<Acc, Reducer, Finish, Step, R> {
     if (mine) coordinates.offsets(std::uint32_t(at.output), reduced, coordinates.dims, base);
     Acc value = mine ? thread_value(base, at) : this->r.template identity<Acc>();
     const int lanes = this->lanes.reduce_lanes;
-    if (lanes > 1) {
-      const Shared shared(team.team_scratch(0), team.team_size());
-      const int slot = at.block_output * lanes + at.lane;
-      shared(slot) = value;
-      team.team_barrier();
-      for (int half = lanes / 2; half > 0; half /= 2) {
-        if (at.lane < half) shared(slot) = this->r(shared(slot), shared(slot + half));
-        team.team_barrier();
-      }
-      value = shared(at.block_output * lanes);
-    }
+    if (lanes > 1) value = fold_team_lanes<ExecSpace>(team, this->r, value, at.block_output, at.lane, lanes);
     if (at.lane == 0 && mine) this->store(at.output, at.slice, base[K], value);
   }
 
@@ -282,21 +288,53 @@ struct HostAlongTiles : AlongCommon<Acc, Reducer, Finish, Step, R> {
   }
 };
 
-/// The second kernel of a sliced reduction: output o's partial results folded in slice order, into the result.
-template <class Acc, class Reducer, class Finish, class R>
+/// The second kernel of a sliced reduction: output o's partial results folded into the result. Host: one output
+/// an index, its partials in slice order. Device teams: `lanes` threads an output (team_size / lanes outputs a team),
+/// each folding every lanes-th partial from its lane into device_in_flight accumulators (their loads go out
+/// together), then the lanes in a fixed tree (fold_team_lanes): a fixed order for a given plan.
+template <class ExecSpace, class Acc, class Reducer, class Finish, class R>
 struct FoldAlong {
+  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   Reducer r;
   Finish finish;
   Strides<1> result_at;  ///< the result's offsets over the kept dimensions
   const Acc* partials;
   std::int64_t slices;
   R* result;
-  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t o) const {
-    Acc acc = partials[o * slices];
-    for (std::int64_t s = 1; s < slices; ++s) acc = r(acc, partials[o * slices + s]);
+  std::int64_t outputs = 0;  ///< device teams: the outputs
+  int lanes = 1;             ///< device teams: threads on one output's partials
+
+  KOKKOS_INLINE_FUNCTION void write(std::int64_t o, Acc acc) const {
     std::int64_t at[1];
     result_at.offsets(o, at);
     result[at[0]] = from_accumulator<R>(finish(acc));
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t o) const {
+    Acc acc = partials[o * slices];
+    for (std::int64_t s = 1; s < slices; ++s) acc = r(acc, partials[o * slices + s]);
+    write(o, acc);
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+    constexpr int InFlight = device_in_flight;
+    const int lane = team.team_rank() % lanes, block_output = team.team_rank() / lanes;
+    const std::int64_t o = std::int64_t(team.league_rank()) * (team.team_size() / lanes) + block_output;
+    Acc acc[InFlight];
+    KSTREAM_DEVICE_UNROLL
+    for (int k = 0; k < InFlight; ++k) acc[k] = r.template identity<Acc>();
+    if (o < outputs) {
+      const Acc* mine = partials + o * slices;
+      std::int64_t s = lane;
+      for (; s + (InFlight - 1) * lanes < slices; s += InFlight * lanes) {
+        KSTREAM_DEVICE_UNROLL
+        for (int k = 0; k < InFlight; ++k) acc[k] = r(acc[k], mine[s + k * lanes]);
+      }
+      for (; s < slices; s += lanes) acc[0] = r(acc[0], mine[s]);
+    }
+    Acc value = acc[0];
+    KSTREAM_DEVICE_UNROLL
+    for (int k = 1; k < InFlight; ++k) value = r(value, acc[k]);
+    if (lanes > 1) value = fold_team_lanes<ExecSpace>(team, r, value, block_output, lane, lanes);
+    if (lane == 0 && o < outputs) write(o, value);
   }
 };
 
@@ -332,8 +370,17 @@ void reduce_along(const Sink& sink, const char* label, const ExecSpace& exec, co
     }
     if (p.slices > 1) {
       const Operand* const at[1] = {operands[K]};
-      sink("kstream::reduce[fold]", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, p.outputs),
-           FoldAlong<Acc, Reducer, Finish, R>{r, finish, Strides<1>(kept, at), partials, p.slices, result});
+      FoldAlong<ExecSpace, Acc, Reducer, Finish, R> fold{r, finish, Strides<1>(kept, at), partials, p.slices, result};
+      if constexpr (DeviceKernel) {
+        fold.outputs = p.outputs;
+        fold.lanes = p.fold_lanes;
+        Kokkos::TeamPolicy<ExecSpace> policy(exec, int(p.fold_league), p.team_size);
+        if (p.fold_lanes > 1) policy.set_scratch_size(0, Kokkos::PerTeam(std::size_t(p.team_size) * sizeof(Acc)));
+        sink("kstream::reduce[fold]", policy, fold);
+      } else {
+        sink("kstream::reduce[fold]",
+             Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, p.outputs), fold);
+      }
     }
   };
   if (p.slices == 1) return launch(nullptr);

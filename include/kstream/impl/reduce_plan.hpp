@@ -42,9 +42,9 @@ struct ReducedDims {
 inline constexpr int along_team_size = 256;
 /// A device slice gives each of its threads at least this many elements of an output.
 inline constexpr std::int64_t along_slice_per_thread = 32;
-/// A device output is cut into at most this many slices: one thread folds an output's slices in the second kernel
-/// (1041 slices of one long column took it to 0.48-0.69x the full reduction on an H100: docs/engine.md).
-inline constexpr std::int64_t along_max_slices = 256;
+/// Inner device lanes: a thread takes at least this many bytes of an output's elements (of the first input: 16
+/// floats, 8 doubles), so that a warp's rows stay in L1 while its threads walk them, with a shallow tree.
+inline constexpr std::int64_t along_lane_bytes = 64;
 /// A host tile covers about this many elements (host_tile_items of the full reduction: a fixed length, so the
 /// partial results do not depend on the thread count).
 inline constexpr std::int64_t along_host_tile_items = 16384;
@@ -110,6 +110,8 @@ struct AlongPlan {
   std::int64_t blocks = 0;        ///< blocks of block_outputs outputs
   std::int64_t league = 0;        ///< teams or tiles: blocks * slices
   int team_size = 1;              ///< device: threads per team
+  int fold_lanes = 1;             ///< device, sliced: threads on one output's slices in the fold (a power of two)
+  std::int64_t fold_league = 0;   ///< device, sliced: teams of the fold (team_size / fold_lanes outputs each)
   bool device = false;            ///< planned for a device's kernel
 
   AlongLanes lanes() const {
