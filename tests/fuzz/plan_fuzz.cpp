@@ -469,7 +469,8 @@ void check_reduction(Call& c) {
 /// A reduction along the dimensions in `reduced` of inputs ops[1..] into ops[0] with stride 0 on them (its kept
 /// dimensions' layout its own), walked as DeviceAlongTiles (AlongLanes::place, Coordinates) or HostAlongTiles
 /// (AlongLanes::tile, walk_runs) read it: every input element once, in the output of its kept coordinates, with
-/// every input at its element of the same multi-index; each output's slices stored once.
+/// every input at its element of the same multi-index; each output's slices stored once; on a device the fold's
+/// teams (FoldAlong) reading each partial once and writing each output once.
 void check_along(Call& c, const ReducedDims& reduced, bool device, int team_size) {
   Operand widened = c.ops[0], kept_only;
   kept_only.address = widened.address;
@@ -575,6 +576,21 @@ void check_along(Call& c, const ReducedDims& reduced, bool device, int team_size
   for (std::size_t i = 0; i < seen.size(); ++i) CHECK(seen[i] == 1, std::int64_t(i), seen[i]);
   CHECK(std::int64_t(stores.size()) == p.outputs * p.slices, std::int64_t(stores.size()), p.outputs * p.slices);
   for (const auto& [key, times] : stores) CHECK(times == 1, key, times);
+  if (device && p.slices > 1) {  // the fold's teams (FoldAlong): every partial read once, every output written once
+    CHECK(p.fold_lanes >= 1 && p.fold_lanes <= p.team_size && (p.fold_lanes & (p.fold_lanes - 1)) == 0, p.fold_lanes,
+          p.team_size);
+    std::vector<int> read(std::size_t(p.outputs * p.slices), 0), written(std::size_t(p.outputs), 0);
+    for (std::int64_t team = 0; team < p.fold_league; ++team)
+      for (int rank = 0; rank < p.team_size; ++rank) {
+        const int lane = rank % p.fold_lanes, block_output = rank / p.fold_lanes;
+        const std::int64_t o = team * (p.team_size / p.fold_lanes) + block_output;
+        if (o >= p.outputs) continue;
+        if (lane == 0) ++written[std::size_t(o)];
+        for (std::int64_t s = lane; s < p.slices; s += p.fold_lanes) ++read[std::size_t(o * p.slices + s)];
+      }
+    for (std::size_t i = 0; i < read.size(); ++i) CHECK(read[i] == 1, std::int64_t(i), read[i]);
+    for (std::size_t o = 0; o < written.size(); ++o) CHECK(written[o] == 1, std::int64_t(o), written[o]);
+  }
 }
 
 }  // namespace
