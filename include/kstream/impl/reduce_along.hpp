@@ -151,7 +151,7 @@ struct HostAlongTiles : AlongCommon<Acc, Reducer, Finish, Step, R> {
     walk_runs(kept, at.first_output, at.last_output, [&](const std::int64_t(&offset)[K + 1], std::int64_t count) {
       if (this->lanes.outer) {
         outer_run(local, offset, count, o, at);
-      } else if (!dense_run(local, offset, count, o, at)) {
+      } else if (!dense_run(local, offset, count, at)) {
         for (std::int64_t a = 0; a < count; ++a) {
           std::int64_t first_of[K];
           for (int k = 0; k < K; ++k) first_of[k] = offset[k] + a * kept.stride[k][0];
@@ -162,23 +162,26 @@ struct HostAlongTiles : AlongCommon<Acc, Reducer, Finish, Step, R> {
     });
   }
 
-  /// Outputs o, ..., o + count - 1 whose short rows of elements follow each other in every input (a dense
-  /// LayoutRight view reduced along its one short dimension), one accumulator each, from one step over the run:
-  /// false where they are not such rows (run_value takes them, Lanes accumulators for a long row).
-  bool dense_run(const Step& local, const std::int64_t (&offset)[K + 1], std::int64_t count, std::int64_t o,
+  /// `count` outputs at `offset` whose short rows of elements follow each other in every input (a dense LayoutRight
+  /// view reduced along its one short dimension), whole (one slice), one accumulator each, written to the result:
+  /// false where they are not such rows (run_value takes them; from 4 x Lanes elements a row its Lanes accumulators
+  /// are faster).
+  bool dense_run(const Step& local, const std::int64_t (&offset)[K + 1], std::int64_t count,
                  const AlongLanes::Tile& tile) const {
     const std::int64_t length = tile.last - tile.first;
-    if (Step::writes || across.dims != 1 || length != this->lanes.length || length >= 2 * Lanes) return false;
+    if (Step::writes || across.dims != 1 || length != this->lanes.length || length >= 4 * Lanes) return false;
     for (int k = 0; k < K; ++k)
       if (across.stride[k][0] != 1 || kept.stride[k][0] != length) return false;
     std::int64_t first_of[K];
     for (int k = 0; k < K; ++k) first_of[k] = offset[k];
     const Step rows = local.from(first_of);
+    R* const out = this->result + offset[K];  // (not store(): its branch and members cost each output)
+    const std::int64_t by = kept.stride[K][0];
     for (std::int64_t a = 0; a < count; ++a) {
       Acc value = this->r.template identity<Acc>();
       for (std::int64_t j = a * length; j < (a + 1) * length; ++j)
         value = this->r(value, rows.template element<Acc>(j, rows.template load_at<true>(j, Seq{}), Seq{}));
-      this->store(o + a, tile.slice, offset[K] + a * kept.stride[K][0], value);
+      out[a * by] = from_accumulator<R>(this->finish(value));
     }
     return true;
   }
