@@ -3,8 +3,8 @@
 // per block of outputs and slice of their elements, each thread accumulating one output's share with loads in
 // flight, then the team's lanes of each output folded in a fixed tree in team scratch. Host: a tile per block of
 // outputs and slice, each output's elements in turn (inner), or a vector of adjacent outputs' accumulators along
-// the inputs' rows (outer). Where outputs are sliced, a second kernel folds each output's partial results in slice
-// order. No atomics: the same bits on every run.
+// the inputs' rows (outer). Where outputs are sliced, a second kernel folds each output's partial results (device:
+// a team's lanes, then their fixed tree; host: in slice order). No atomics: the same bits on every run.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cstdint>

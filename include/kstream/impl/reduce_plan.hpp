@@ -18,7 +18,7 @@
 //
 // An output's reduced elements are cut into `slices` of slice_length where the outputs alone would not fill the
 // device (or a host tile would be longer than host_tile_items): each slice's partial result is folded with the
-// others in slice order by a second kernel. Nothing depends on the thread count of a host, so a call gives the same
+// others by a second kernel (device: fold_lanes threads an output, then a fixed tree; host: in slice order). Nothing depends on the thread count of a host, so a call gives the same
 // bits on every run; on a device the slices depend on its concurrency too.
 #include <cstdint>
 #include <kstream/impl/operand.hpp>
