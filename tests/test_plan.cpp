@@ -761,7 +761,7 @@ TEST(AlongPlan, MultivectorColumnsAndRowsOnDevices) {
       EXPECT_EQ(left_columns.fold_league, 1);
     }
     if (k == 16) {
-      EXPECT_EQ(left_columns.slices, 32) << "16 columns of 2^18: 2^18 / (256 x 32), under the cap";
+      EXPECT_EQ(left_columns.slices, 32) << "16 columns of 2^18: 2^18 / (256 x 32), by the elements a thread";
       EXPECT_EQ(left_columns.fold_lanes, 8) << "32 slices, four a thread";
       EXPECT_EQ(left_columns.fold_league, 1) << "16 outputs of 8 threads in one team";
     }
