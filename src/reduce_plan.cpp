@@ -180,7 +180,8 @@ RowPlan plan_rows(const RowFacts& f, const ReducedDims& dims, const Operand* ope
     block = power_of_two_at_least(g.extents[g.reduced], f.warp);
     p.team_size = f.team_max;
   } else {
-    p.lanes = power_of_two_at_least(ceil_div(p.length, row_in_flight * elements_per_pack(element_bytes)), f.team_max);
+    p.lanes = power_of_two_at_least(ceil_div(p.length, row_in_flight * elements_per_pack(element_bytes)),
+                                    std::min(f.team_max, row_slice_lanes));
     p.team_size = std::max(f.warp, p.lanes);
     block = p.team_size / p.lanes;
   }

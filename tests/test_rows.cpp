@@ -335,7 +335,7 @@ TEST(RowPlanTest, DeviceFactsChooseOneReadWhereTheSliceFits) {
     dims.dims[dims.count++] = 1;
     return impl::plan_rows(f, dims, operands, 2, bytes, 16, "test");
   };
-  const impl::RowFacts h200{true, 32, 256, 48 * 1024 - 8216}, mi250x{true, 64, 256, 64 * 1024 - 16 * 1024};
+  const impl::RowFacts h200{true, 32, 1024, 48 * 1024 - 8216}, mi250x{true, 64, 1024, 64 * 1024 - 16 * 1024};
   for (const auto& f : {h200, mi250x}) {
     for (const std::int64_t n : {256, 1024, 4096, 8192}) {
       const auto p = plan(f, 4096, n, true, 4);
@@ -343,6 +343,7 @@ TEST(RowPlanTest, DeviceFactsChooseOneReadWhereTheSliceFits) {
       EXPECT_FALSE(p.outer);
       EXPECT_EQ(p.league * (p.team_size / p.lanes), 4096);  // whole slices a team, a warp at least
       EXPECT_GE(p.lanes, std::min<std::int64_t>(n / 16, 256));  // four packs a thread at most
+      EXPECT_LE(p.team_size, 256);                              // inner: four teams an SM
       EXPECT_GE(p.team_size, f.warp);
       EXPECT_LE(p.scratch_bytes, f.scratch_bytes);
     }
@@ -351,6 +352,7 @@ TEST(RowPlanTest, DeviceFactsChooseOneReadWhereTheSliceFits) {
     const auto columns = plan(f, 8192, 8192, false, 4);    // softmax along dimension 0 of a LayoutRight view
     EXPECT_TRUE(columns.outer);
     EXPECT_EQ(columns.team_size / columns.lanes, f.warp);  // a warp's threads on adjacent slices
+    EXPECT_EQ(columns.team_size, 1024) << "outer: the largest team (few slices fill the device)";
   }
   impl::RowFacts host;
   host.threads = 2;  // blocks of adjacent slices, at least four a thread, at most 16 slices

@@ -341,7 +341,7 @@ void transform_rows_to(const Sink& sink, const char* op_name, const ExecSpace& e
       return;
     }
   }
-  Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<row_team_max, 4>> policy(exec, int(p.league), p.team_size);
+  Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<row_team_max, 1>> policy(exec, int(p.league), p.team_size);
   policy.set_scratch_size(0, Kokkos::PerTeam(std::size_t(p.scratch_bytes)));
   sink(label, policy, kernel);
 }

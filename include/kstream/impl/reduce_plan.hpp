@@ -153,9 +153,11 @@ Operand widened_result(const char* op, Names names, const ViewLabel* labels, con
 AlongPlan plan_along(const AlongFacts& facts, const ReducedDims& dims, const Operand& widened, const Operand* operands,
                      int count, const char* label);
 
-/// Device: the largest team of a row kernel (its launch bounds: four such teams an SM, at most 64 registers a
-/// thread on CUDA).
-inline constexpr int row_team_max = 256;
+/// Device: the largest team of a row kernel, the outer kernel's (its launch bounds: one such team an SM, at most 64
+/// registers a thread on CUDA, as for four teams of 256).
+inline constexpr int row_team_max = 1024;
+/// Device: the most threads on one slice where the slices run inner (four such teams an SM).
+inline constexpr int row_slice_lanes = 256;
 
 /// Device: the loads a thread has in flight in a row kernel's pass 1 (16-byte packs where a slice is adjacent in x);
 /// the plan gives a slice length / (row_in_flight x pack elements) threads.

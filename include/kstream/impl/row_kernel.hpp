@@ -13,7 +13,7 @@
 //   device, otherwise                                    a team per slice, two reads (the second mostly from L2)
 //   (device, a slice adjacent in x: 16-byte packs of x, up to four a thread in flight, the elements before the
 //   first whole pack and after the last one at a time; out stored in packs where its packs line up with x's;
-//   launched with bounds of four 256-thread teams an SM: 64 registers a thread on CUDA)
+//   launched with bounds of one 1024-thread team an SM: 64 registers a thread on CUDA; inner teams of up to 256)
 //
 // A team folds its threads' statistics in a fixed tree in scratch; nothing depends on timing: the same bits on
 // every run. The slice's elements and the kept dimensions come from the normalization of reductions along
