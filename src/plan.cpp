@@ -224,7 +224,7 @@ void plan_along(const Facts& f, Plan& p) {
     plan_host_threads(c, f.operand_bytes, p);
     std::int64_t tile = c.shape.tile_packs() * (packs_in_flight ? 1 : elements_per_pack(c.out.element_bytes));
     if (c.default_shape) tile = (p.body_items + std::max(p.threads, 1) - 1) / std::max(p.threads, 1);
-    p.chunks_per_thread = int(std::clamp<std::int64_t>(tile, 1, INT_MAX));
+    p.host_tile_items = std::max<std::int64_t>(tile, 1);
   }
   p.league = std::max<std::int64_t>(1, (p.body_items + p.tile_items() - 1) / p.tile_items());
 }
@@ -384,8 +384,8 @@ void plan_host_walk(const CallFacts& c, Plan& p) {
     tile = std::max<std::int64_t>(1, tile / (std::int64_t(p.block_inner) * p.block_cross));
   }
   if (c.default_shape) tile = (n + std::max(p.threads, 1) - 1) / std::max(p.threads, 1);
-  p.chunks_per_thread = int(std::clamp<std::int64_t>(tile, 1, INT_MAX));
-  p.league = (n + p.chunks_per_thread - 1) / p.chunks_per_thread;
+  p.host_tile_items = std::max<std::int64_t>(tile, 1);
+  p.league = (n + p.host_tile_items - 1) / p.host_tile_items;
 }
 
 /// The teams of team_size threads that fill half a device's resident threads (at least one).

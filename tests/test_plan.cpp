@@ -471,23 +471,23 @@ TEST(Plan, HostCallsOfSeveralDimensionsWalkTilesOfTheFlattenedIndex) {
   EXPECT_EQ(impl::plan_name(p), "rows/contiguous");
   EXPECT_EQ(p.rows, 42);
   EXPECT_EQ(p.league, 16);
-  EXPECT_GE(std::int64_t(p.chunks_per_thread) * p.league, 6 * 7 * 130);
+  EXPECT_GE(p.host_tile_items * p.league, 6 * 7 * 130);
   const Operand left = tensor<3>(8, e, {1, 6, 42});
   EXPECT_EQ(impl::plan_name(plan_nd(a, {left}, false, host_default)), "general/blocks");
   p = plan_nd(a, {a}, false, TileShape{1, 2, 8});  // an explicit shape: tiles of 16 packs' worth of elements
-  EXPECT_EQ(p.chunks_per_thread, 32);
+  EXPECT_EQ(p.host_tile_items, 32);
   // An input along another dimension (a transpose, a mixed layout): blocks of that dimension and the output's rows.
   p = plan_nd(a, {a, left}, false, host_default);
   EXPECT_EQ(impl::plan_name(p), "general/blocks");
   EXPECT_EQ(p.cross_dim, 2) << "left runs along the output's outermost dimension (extent 6)";
   EXPECT_EQ(p.body_items, 2 * 1 * 7) << "130 in blocks of 128, 6 in one block of 16, times 7";
-  EXPECT_GE(std::int64_t(p.chunks_per_thread) * p.league, p.body_items);
-  EXPECT_LT(std::int64_t(p.chunks_per_thread) * (p.league - 1), p.body_items);
+  EXPECT_GE(p.host_tile_items * p.league, p.body_items);
+  EXPECT_LT(p.host_tile_items * (p.league - 1), p.body_items);
   const std::array<std::int64_t, 2> wide{1000, 300};
   p = plan_nd(tensor<2>(4, wide, {300, 1}), {tensor<2>(4, wide, {1, 1000})}, false, TileShape{1, 2, 512});
   EXPECT_EQ(p.cross_dim, 1);
   EXPECT_EQ(p.body_items, 3 * 63) << "300 in blocks of 128, 1000 in blocks of 16";
-  EXPECT_EQ(p.chunks_per_thread, 2) << "an explicit shape of 1024 packs, 4096 floats: two blocks of 2048";
+  EXPECT_EQ(p.host_tile_items, 2) << "an explicit shape of 1024 packs, 4096 floats: two blocks of 2048";
   EXPECT_EQ(p.block_inner, 128);
   EXPECT_EQ(p.block_cross, 16);
   // A pitch of 4 KiB (1024 floats, 512 doubles): 64 elements of the output by 256 rows where the block goes in

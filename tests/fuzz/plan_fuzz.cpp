@@ -291,8 +291,8 @@ void check_elementwise(Call& c, const CallFacts& facts) {
         };
         CHECK(p.cross_dim < 0 || p.body_items < g.size(), p.body_items);  // whole blocks of several elements
         for (std::int64_t tile = 0; tile < p.league; ++tile) {
-          const std::int64_t first = tile * p.chunks_per_thread;
-          const std::int64_t last = std::min(p.body_items, first + p.chunks_per_thread);
+          const std::int64_t first = tile * p.host_tile_items;
+          const std::int64_t last = std::min(p.body_items, first + p.host_tile_items);
           if (p.cross_dim >= 0) {
             CHECK(p.block_inner >= 1 && p.block_cross >= 1, p.block_inner, p.block_cross);
             // each block in squares of the output's host edge (as HostWalkFunctor where its layouts allow)
@@ -313,7 +313,7 @@ void check_elementwise(Call& c, const CallFacts& facts) {
             walk_runs(s, first, last, each);
           }
         }
-        CHECK((p.league - 1) * p.chunks_per_thread < p.body_items, p.league);
+        CHECK((p.league - 1) * p.host_tile_items < p.body_items, p.league);
       }
     };
     switch (K) {

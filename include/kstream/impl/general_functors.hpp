@@ -221,7 +221,7 @@ struct HostWalkFunctor : OpField<Op> {
         at(at_),
         strides(strides_),
         n(p.body_items),
-        tile_elements(p.chunks_per_thread),
+        tile_elements(p.host_tile_items),
         streaming_stores(p.streaming_stores),
         cross(p.cross_dim),
         block_inner(p.block_inner),

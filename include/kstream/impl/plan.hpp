@@ -162,20 +162,25 @@ struct Plan {
   int block_inner = 0, block_cross = 0;  ///< host blocks: elements along the innermost and the cross dimension
   Strategy strategy = Strategy::strided;
   std::int64_t head = 0;        ///< scalars before the body (packed, shifted)
-  std::int64_t body_items = 0;  ///< items the tiles cover (rows: in each row)
+  std::int64_t body_items = 0;  ///< items the tiles cover (rows: in each row; an item is a pack, a single element
+                                ///< or, with a host cross_dim, a block)
   std::int64_t tail = 0;        ///< scalars after the body (packed, shifted)
   int width = 1;                ///< elements per item (device tiles: along each contiguous run, in whole packs)
   int items_in_flight = 1;      ///< device: items of each input a thread loads before it stores (a template value)
   int team_size = 1;            ///< device: threads per team; hosts: 1
-  int chunks_per_thread = 1;    ///< device: load-store rounds per thread and tile; hosts: items per tile
-  std::int64_t league = 0;      ///< teams (device; rows: every row's) or tiles (host); elements: n; general: indices
+  int chunks_per_thread = 1;    ///< device: load-store rounds of each thread in its tile
+  std::int64_t host_tile_items = 0;  ///< host: items one tile (one thread's loop) covers
+  std::int64_t league = 0;           ///< the launch's length in its policy's work items: teams of a TeamPolicy (a tile
+                                     ///< each; rows: every row's tiles), indices of a RangePolicy, or host tiles
   int threads = 1;              ///< host: threads that run the tiles, 0 for the calling thread
   bool own_region = false;      ///< host: kstream opens the OpenMP region of `threads` threads itself
   bool streaming_stores = false;
   std::int8_t shifts[max_shifted_inputs] = {};  ///< shifted: each input's offset in its aligned pack
 
   /// Items one tile covers.
-  std::int64_t tile_items() const { return std::int64_t(team_size) * items_in_flight * chunks_per_thread; }
+  std::int64_t tile_items() const {
+    return host_tile_items > 0 ? host_tile_items : std::int64_t(team_size) * items_in_flight * chunks_per_thread;
+  }
 };
 
 /// What a plan runs, for messages and kernel labels: "packed", "rows/packed" (each row so), "general" (the

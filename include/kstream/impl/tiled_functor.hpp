@@ -261,7 +261,7 @@ struct TiledFunctor : StrideFields<Mode == Strategy::strided, sizeof...(InTs)>,
   }
 };
 
-/// A host's tiles: tile `tile` (chunks_per_thread items of Width elements) walked front to back by one thread, a
+/// A host's tiles: tile `tile` (tile_items items of Width elements) walked front to back by one thread, a
 /// plain loop the compiler vectorizes to the CPU's width; the last tile also does the head and tail scalars.
 template <Strategy Mode, int Width, class Op, class OutT, class... InTs>
 struct HostTileFunctor : StrideFields<Mode == Strategy::strided, sizeof...(InTs)>, OpField<Op> {
@@ -269,8 +269,7 @@ struct HostTileFunctor : StrideFields<Mode == Strategy::strided, sizeof...(InTs)
                 "the host strategies of one dimension");
   using Seq = std::index_sequence_for<InTs...>;
   Bases<Seq, OutT, InTs...> at;
-  std::int64_t body_items;
-  int chunks_per_thread;
+  std::int64_t body_items, tile_items;
   std::int16_t head, tail;  // scalars before and after the body of packs
   bool streaming_stores;
 
@@ -278,7 +277,7 @@ struct HostTileFunctor : StrideFields<Mode == Strategy::strided, sizeof...(InTs)
       : OpField<Op>(op_),
         at{out_, in_},
         body_items(plan.body_items),
-        chunks_per_thread(plan.chunks_per_thread),
+        tile_items(plan.host_tile_items),
         head(std::int16_t(plan.head)),
         tail(std::int16_t(plan.tail)),
         streaming_stores(plan.streaming_stores) {}
@@ -286,7 +285,7 @@ struct HostTileFunctor : StrideFields<Mode == Strategy::strided, sizeof...(InTs)
   // A local copy of the functor: in host memory the output stores could alias it as far as the compiler knows.
   void operator()(std::int64_t tile) const {
     const HostTileFunctor local(*this);
-    const std::int64_t first = tile * chunks_per_thread, end = first + chunks_per_thread;
+    const std::int64_t first = tile * tile_items, end = first + tile_items;
     local.run(first, std::min(end, body_items), Seq{});
     if (end >= body_items) run_edges<Width>(local, local.at, 0, 1, Seq{});
     if (streaming_stores) streaming_store_fence();  // visible at the join
