@@ -1,6 +1,6 @@
 #pragma once
 // The tiled kernels of the packed, shifted, contiguous and strided strategies (kstream/impl/plan.hpp): TiledFunctor
-// on a device, HostTileFunctor on a host.
+// on a device (its tile loop; each strategy's loads and stores in TileAccess), HostTileFunctor on a host.
 //
 // The body of body_items items (packs, or single elements) is cut into tiles, one per team on a device and one
 // per thread on a host (kstream/tiling.hpp has the arithmetic and a worked example). Every tile but the last runs
@@ -75,21 +75,102 @@ KOKKOS_INLINE_FUNCTION void run_edges(const F& f, const Bases<Seq, OutT, InTs...
   }
 }
 
+/// How a device tile reaches memory, by strategy: an item of every input loaded (packed: a pack at `head` +
+/// item * Width; shifted: the aligned packs around it, shifted; contiguous and strided: one element) and the
+/// result stored. Derived (the tile functor) holds head.
+template <class Derived, Strategy Mode, int Width, class OutT, class... InTs>
+struct TileAccess : StrideFields<Mode == Strategy::strided, sizeof...(InTs)>,
+                    ShiftFields<Mode == Strategy::shifted, sizeof...(InTs)> {
+  using Seq = std::index_sequence_for<InTs...>;
+  using InputItems = Slots<Seq, Pack<InTs, Width>...>;
+  using RawItems = Slots<Seq, PackPair<InTs, Width>...>;
+  using Pointers = Bases<Seq, OutT, InTs...>;
+
+ protected:
+  KOKKOS_FORCEINLINE_FUNCTION const Derived& tile() const { return static_cast<const Derived&>(*this); }
+
+  template <std::size_t... Is>
+  KOKKOS_FORCEINLINE_FUNCTION void load_pairs(const Pointers& p, RawItems& raw, std::int64_t item,
+                                              std::index_sequence<Is...>) const {
+    ((get<Is>(raw) = load_pair<Is>(p, item)), ...);
+  }
+
+  // Input I's two aligned packs around item `item`'s elements (the second only where the input is shifted).
+  template <std::size_t I>
+  KOKKOS_FORCEINLINE_FUNCTION auto load_pair(const Pointers& p, std::int64_t item) const {
+    using T = std::remove_const_t<std::remove_pointer_t<std::remove_reference_t<decltype(get<I>(p.in))>>>;
+    const int shift = this->shift[I];
+    const auto* aligned = reinterpret_cast<const Pack<T, Width>*>(get<I>(p.in) + tile().head + item * Width - shift);
+    PackPair<T, Width> pair{aligned[0], {}};
+    if (shift != 0) pair.second = aligned[1];
+    return pair;
+  }
+
+  template <std::size_t... Is>
+  KOKKOS_FORCEINLINE_FUNCTION InputItems shift_all(const RawItems& raw, std::index_sequence<Is...>) const {
+    InputItems shifted;
+    ((get<Is>(shifted) = shifted_pack(get<Is>(raw).first, get<Is>(raw).second, int(this->shift[Is]),
+                                      std::make_integer_sequence<int, Width>{})),
+     ...);
+    return shifted;
+  }
+
+  template <std::size_t... Is>
+  KOKKOS_FORCEINLINE_FUNCTION InputItems load_all(const Pointers& p, std::int64_t item,
+                                                  std::index_sequence<Is...>) const {
+    InputItems loaded;
+    ((get<Is>(loaded) = load<Is>(p, item)), ...);
+    return loaded;
+  }
+
+  // Input I's item `item`, by strategy.
+  template <std::size_t I>
+  KOKKOS_FORCEINLINE_FUNCTION auto load(const Pointers& p, std::int64_t item) const {
+    const auto* const data = get<I>(p.in);
+    using T = std::remove_const_t<std::remove_pointer_t<std::remove_const_t<decltype(data)>>>;
+    if constexpr (Mode == Strategy::packed) {
+      return *reinterpret_cast<const Pack<T, Width>*>(data + tile().head + item * Width);
+    } else if constexpr (Mode == Strategy::shifted) {
+      // Shifted as loaded (one or two inputs; three or more load every pair first: run_one_pass).
+      const int shift = this->shift[I];
+      const auto* aligned = reinterpret_cast<const Pack<T, Width>*>(data + tile().head + item * Width - shift);
+      const Pack<T, Width> first = aligned[0];
+      if (shift == 0) return first;
+      return shifted_pack(first, aligned[1], shift, std::make_integer_sequence<int, Width>{});
+    } else if constexpr (Mode == Strategy::contiguous) {
+      return Pack<T, 1>{{data[item]}};
+    } else {
+      return Pack<T, 1>{{data[item * this->in_strides[I]]}};
+    }
+  }
+
+  KOKKOS_FORCEINLINE_FUNCTION void store(const Pointers& p, std::int64_t item, const Pack<OutT, Width>& result) const {
+    if constexpr (moves_packs(Mode)) {
+      *reinterpret_cast<Pack<OutT, Width>*>(p.out + tile().head + item * Width) = result;
+    } else if constexpr (Mode == Strategy::contiguous) {
+      p.out[item] = result.lane[0];
+    } else {
+      p.out[item * this->out_stride] = result.lane[0];
+    }
+  }
+};
+
 /// A device's tiles, a team each. Items of Width elements (Width > 1 only for packed and shifted); ItemsInFlight:
 /// items of every input a thread loads before it computes and stores any.
 template <class ExecSpace, Strategy Mode, int Width, int ItemsInFlight, bool Rows, class Op, class OutT, class... InTs>
-struct TiledFunctor : StrideFields<Mode == Strategy::strided, sizeof...(InTs)>,
-                      ShiftFields<Mode == Strategy::shifted, sizeof...(InTs)>,
+struct TiledFunctor : TileAccess<TiledFunctor<ExecSpace, Mode, Width, ItemsInFlight, Rows, Op, OutT, InTs...>, Mode,
+                                 Width, OutT, InTs...>,
                       RowFields<Rows, 1 + sizeof...(InTs)>,
                       OpField<Op> {
   static_assert(moves_packs(Mode) || Width == 1, "only the pack strategies move several elements per item");
   static_assert(Mode != Strategy::elements && Mode != Strategy::general, "one element per index: other functors");
   static_assert(!Rows || Mode != Strategy::strided, "rows are a device strategy of unit-stride rows");
-  using Seq = std::index_sequence_for<InTs...>;
+  using Access = TileAccess<TiledFunctor, Mode, Width, OutT, InTs...>;
+  using typename Access::InputItems;
+  using typename Access::Pointers;
+  using typename Access::RawItems;
+  using typename Access::Seq;
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
-  using InputItems = Slots<Seq, Pack<InTs, Width>...>;
-  using RawItems = Slots<Seq, PackPair<InTs, Width>...>;
-  using Pointers = Bases<Seq, OutT, InTs...>;
 
   // The functor is the kernel's parameter block: only what the kernel reads, add and fma in its first 64-byte line
   // (strides only when strided, rows only for rows, an empty operation takes no bytes).
@@ -162,12 +243,12 @@ struct TiledFunctor : StrideFields<Mode == Strategy::strided, sizeof...(InTs)>,
       KSTREAM_DEVICE_UNROLL
       for (int slot = 0; slot < ItemsInFlight; ++slot) {
         const std::int64_t item = first + std::int64_t(slot) * team_size;
-        if (!Guarded || item < body_items) loaded[slot] = load_all(p, item, Seq{});
+        if (!Guarded || item < body_items) loaded[slot] = this->load_all(p, item, Seq{});
       }
       KSTREAM_DEVICE_UNROLL
       for (int slot = 0; slot < ItemsInFlight; ++slot) {
         const std::int64_t item = first + std::int64_t(slot) * team_size;
-        if (!Guarded || item < body_items) store(p, item, compute(loaded[slot], Seq{}));
+        if (!Guarded || item < body_items) this->store(p, item, compute(loaded[slot], Seq{}));
       }
     } while (++chunk < chunks_per_thread);
   }
@@ -179,67 +260,12 @@ struct TiledFunctor : StrideFields<Mode == Strategy::strided, sizeof...(InTs)>,
     KSTREAM_DEVICE_UNROLL
     for (int slot = 0; slot < ItemsInFlight; ++slot) {
       const std::int64_t item = first + std::int64_t(slot) * team_size;
-      if (item < body_items) load_pairs(p, raw[slot], item, Seq{});
+      if (item < body_items) this->load_pairs(p, raw[slot], item, Seq{});
     }
     KSTREAM_DEVICE_UNROLL
     for (int slot = 0; slot < ItemsInFlight; ++slot) {
       const std::int64_t item = first + std::int64_t(slot) * team_size;
-      if (item < body_items) store(p, item, compute(shift_all(raw[slot], Seq{}), Seq{}));
-    }
-  }
-
-  template <std::size_t... Is>
-  KOKKOS_FORCEINLINE_FUNCTION void load_pairs(const Pointers& p, RawItems& raw, std::int64_t item,
-                                              std::index_sequence<Is...>) const {
-    ((get<Is>(raw) = load_pair<Is>(p, item)), ...);
-  }
-
-  // Input I's two aligned packs around item `item`'s elements (the second only where the input is shifted).
-  template <std::size_t I>
-  KOKKOS_FORCEINLINE_FUNCTION auto load_pair(const Pointers& p, std::int64_t item) const {
-    using T = std::remove_const_t<std::remove_pointer_t<std::remove_reference_t<decltype(get<I>(p.in))>>>;
-    const int shift = this->shift[I];
-    const auto* aligned = reinterpret_cast<const Pack<T, Width>*>(get<I>(p.in) + head + item * Width - shift);
-    PackPair<T, Width> pair{aligned[0], {}};
-    if (shift != 0) pair.second = aligned[1];
-    return pair;
-  }
-
-  template <std::size_t... Is>
-  KOKKOS_FORCEINLINE_FUNCTION InputItems shift_all(const RawItems& raw, std::index_sequence<Is...>) const {
-    InputItems shifted;
-    ((get<Is>(shifted) = shifted_pack(get<Is>(raw).first, get<Is>(raw).second, int(this->shift[Is]),
-                                      std::make_integer_sequence<int, Width>{})),
-     ...);
-    return shifted;
-  }
-
-  template <std::size_t... Is>
-  KOKKOS_FORCEINLINE_FUNCTION InputItems load_all(const Pointers& p, std::int64_t item,
-                                                  std::index_sequence<Is...>) const {
-    InputItems loaded;
-    ((get<Is>(loaded) = load<Is>(p, item)), ...);
-    return loaded;
-  }
-
-  // Input I's item `item`, by strategy.
-  template <std::size_t I>
-  KOKKOS_FORCEINLINE_FUNCTION auto load(const Pointers& p, std::int64_t item) const {
-    const auto* const data = get<I>(p.in);
-    using T = std::remove_const_t<std::remove_pointer_t<std::remove_const_t<decltype(data)>>>;
-    if constexpr (Mode == Strategy::packed) {
-      return *reinterpret_cast<const Pack<T, Width>*>(data + head + item * Width);
-    } else if constexpr (Mode == Strategy::shifted) {
-      // Shifted as loaded (one or two inputs; three or more load every pair first: run_one_pass).
-      const int shift = this->shift[I];
-      const auto* aligned = reinterpret_cast<const Pack<T, Width>*>(data + head + item * Width - shift);
-      const Pack<T, Width> first = aligned[0];
-      if (shift == 0) return first;
-      return shifted_pack(first, aligned[1], shift, std::make_integer_sequence<int, Width>{});
-    } else if constexpr (Mode == Strategy::contiguous) {
-      return Pack<T, 1>{{data[item]}};
-    } else {
-      return Pack<T, 1>{{data[item * this->in_strides[I]]}};
+      if (item < body_items) this->store(p, item, compute(this->shift_all(raw[slot], Seq{}), Seq{}));
     }
   }
 
@@ -248,16 +274,6 @@ struct TiledFunctor : StrideFields<Mode == Strategy::strided, sizeof...(InTs)>,
     Pack<OutT, Width> result;
     for (int lane = 0; lane < Width; ++lane) result.lane[lane] = this->operation()(get<Is>(loaded).lane[lane]...);
     return result;
-  }
-
-  KOKKOS_FORCEINLINE_FUNCTION void store(const Pointers& p, std::int64_t item, const Pack<OutT, Width>& result) const {
-    if constexpr (moves_packs(Mode)) {
-      *reinterpret_cast<Pack<OutT, Width>*>(p.out + head + item * Width) = result;
-    } else if constexpr (Mode == Strategy::contiguous) {
-      p.out[item] = result.lane[0];
-    } else {
-      p.out[item * this->out_stride] = result.lane[0];
-    }
   }
 };
 
