@@ -171,17 +171,19 @@ RowPlan plan_rows(const RowFacts& f, const ReducedDims& dims, const Operand* ope
     p.streaming_stores = host_streams(operands[1], unit, operands[0].address == operands[1].address, bytes);
     return p;
   }
-  // Outer: a warp's threads on as many adjacent slices, the team's others sharing their elements. Inner: four
-  // 16-byte packs a thread or more (the kernel's loads in flight), a team of at least a warp (several short slices
-  // each).
+  // Outer: a warp's threads on as many adjacent slices, the team's others sharing their elements. Inner: row_rounds
+  // rounds of four 16-byte packs a thread or more (the kernel's loads in flight), no fewer than half a warp's threads
+  // where one round needs more, a team of at least a warp (several short slices each).
   p.outer = g.reduced < g.dims && (g.reduced == 0 || g.stride(operands[0], g.reduced) < g.stride(operands[0], 0));
   int block = 1;
   if (p.outer) {
     block = power_of_two_at_least(g.extents[g.reduced], f.warp);
     p.team_size = f.team_max;
   } else {
-    p.lanes = power_of_two_at_least(ceil_div(p.length, row_in_flight * elements_per_pack(element_bytes)),
-                                    std::min(f.team_max, row_slice_lanes));
+    const int cap = std::min(f.team_max, row_slice_lanes), pack = row_in_flight * elements_per_pack(element_bytes);
+    const int one_round = power_of_two_at_least(ceil_div(p.length, pack), cap);
+    p.lanes = std::max(std::min(one_round, std::max(1, f.warp / 2)),
+                       power_of_two_at_least(ceil_div(p.length, row_rounds * pack), cap));
     p.team_size = std::max(f.warp, p.lanes);
     block = p.team_size / p.lanes;
   }

@@ -342,11 +342,22 @@ TEST(RowPlanTest, DeviceFactsChooseOneReadWhereTheSliceFits) {
       EXPECT_TRUE(p.on_chip) << n;
       EXPECT_FALSE(p.outer);
       EXPECT_EQ(p.league * (p.team_size / p.lanes), 4096);  // whole slices a team, a warp at least
-      EXPECT_GE(p.lanes, std::min<std::int64_t>(n / 16, 256));  // four packs a thread at most
+      EXPECT_GE(p.lanes, std::min<std::int64_t>(n / 32, 256));  // two rounds of four packs a thread at most
       EXPECT_LE(p.team_size, 256);                              // inner: four teams an SM
       EXPECT_GE(p.team_size, f.warp);
       EXPECT_LE(p.scratch_bytes, f.scratch_bytes);
     }
+    // Two rounds of four packs a thread, but no fewer than half a warp where one round takes more (lanes on H200
+    // facts, on MI250X facts).
+    for (const auto& [n, bytes, warp32, warp64] : {std::tuple{256, 4, 16, 16},
+                                                   {512, 4, 16, 32},
+                                                   {1024, 4, 32, 32},
+                                                   {4096, 4, 128, 128},
+                                                   {8192, 4, 256, 256},
+                                                   {256, 2, 8, 8},
+                                                   {512, 2, 16, 16},
+                                                   {1024, 2, 16, 32}})
+      EXPECT_EQ(plan(f, 4096, n, true, bytes).lanes, f.warp == 32 ? warp32 : warp64) << n << " x " << bytes << " bytes";
     EXPECT_FALSE(plan(f, 4096, 131072, true, 4).on_chip);  // two reads
     EXPECT_TRUE(plan(f, 4096, 12672, true, 2).on_chip);    // bf16 rows of the tutorial's longest
     const auto columns = plan(f, 8192, 8192, false, 4);    // softmax along dimension 0 of a LayoutRight view

@@ -159,9 +159,12 @@ inline constexpr int row_team_max = 1024;
 /// Device: the most threads on one slice where the slices run inner (four such teams an SM).
 inline constexpr int row_slice_lanes = 256;
 
-/// Device: the loads a thread has in flight in a row kernel's pass 1 (16-byte packs where a slice is adjacent in x);
-/// the plan gives a slice length / (row_in_flight x pack elements) threads.
+/// Device: the loads a thread has in flight in a row kernel's pass 1 (16-byte packs where a slice is adjacent in x).
 inline constexpr int row_in_flight = 4;
+/// Device: the rounds of row_in_flight packs a thread of an inner slice takes: the plan gives a slice length /
+/// (row_rounds x row_in_flight x pack elements) threads, but no fewer than half a warp where one round would take
+/// more (a slice's fixed work, its tree of barriers, falls with its threads; below half a warp the rounds cost more).
+inline constexpr int row_rounds = 2;
 
 /// Facts of the space a row operation runs on.
 struct RowFacts {
