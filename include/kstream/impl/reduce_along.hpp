@@ -165,7 +165,8 @@ struct HostAlongTiles : AlongCommon<Acc, Reducer, Finish, Step, R> {
   /// `count` outputs at `offset` whose short rows of elements follow each other in every input (a dense LayoutRight
   /// view reduced along its one short dimension), whole (one slice), one accumulator each, written to the result:
   /// false where they are not such rows (run_value takes them; from 4 x Lanes elements a row its Lanes accumulators
-  /// are faster).
+  /// are faster). Rows of 2, 3 and 4 elements take loops of that length known to the compiler, which vectorizes them
+  /// across outputs (rows of 8 ran slower so: they stay in the general loop; docs/engine.md).
   bool dense_run(const Step& local, const std::int64_t (&offset)[K + 1], std::int64_t count,
                  const AlongLanes::Tile& tile) const {
     const std::int64_t length = tile.last - tile.first;
@@ -177,11 +178,24 @@ struct HostAlongTiles : AlongCommon<Acc, Reducer, Finish, Step, R> {
     const Step rows = local.from(first_of);
     R* const out = this->result + offset[K];  // (not store(): its branch and members cost each output)
     const std::int64_t by = kept.stride[K][0];
-    for (std::int64_t a = 0; a < count; ++a) {
-      Acc value = this->r.template identity<Acc>();
-      for (std::int64_t j = a * length; j < (a + 1) * length; ++j)
-        value = this->r(value, rows.template element<Acc>(j, rows.template load_at<true>(j, Seq{}), Seq{}));
-      out[a * by] = from_accumulator<R>(this->finish(value));
+    const auto outputs = [&](auto fixed) {  // fixed: the row's length where known at compile time, else 0
+      constexpr std::int64_t L = decltype(fixed)::value;
+      const std::int64_t n = L > 0 ? L : length;
+      for (std::int64_t a = 0; a < count; ++a) {
+        Acc value = this->r.template identity<Acc>();
+        for (std::int64_t j = a * n; j < (a + 1) * n; ++j)
+          value = this->r(value, rows.template element<Acc>(j, rows.template load_at<true>(j, Seq{}), Seq{}));
+        out[a * by] = from_accumulator<R>(this->finish(value));
+      }
+    };
+    if (length == 2) {
+      outputs(std::integral_constant<std::int64_t, 2>{});
+    } else if (length == 3) {
+      outputs(std::integral_constant<std::int64_t, 3>{});
+    } else if (length == 4) {
+      outputs(std::integral_constant<std::int64_t, 4>{});
+    } else {
+      outputs(std::integral_constant<std::int64_t, 0>{});
     }
     return true;
   }
