@@ -180,10 +180,11 @@ RowPlan plan_rows(const RowFacts& f, const ReducedDims& dims, const Operand* ope
     block = power_of_two_at_least(g.extents[g.reduced], f.warp);
     p.team_size = f.team_max;
   } else {
-    const int cap = std::min(f.team_max, row_slice_lanes), pack = row_in_flight * elements_per_pack(element_bytes);
-    const int one_round = power_of_two_at_least(ceil_div(p.length, pack), cap);
+    // per_round: the elements of a thread's round of row_in_flight packs
+    const int cap = std::min(f.team_max, row_slice_lanes), per_round = row_in_flight * elements_per_pack(element_bytes);
+    const int one_round = power_of_two_at_least(ceil_div(p.length, per_round), cap);
     p.lanes = std::max(std::min(one_round, std::max(1, f.warp / 2)),
-                       power_of_two_at_least(ceil_div(p.length, row_rounds * pack), cap));
+                       power_of_two_at_least(ceil_div(p.length, row_rounds * per_round), cap));
     p.team_size = std::max(f.warp, p.lanes);
     block = p.team_size / p.lanes;
   }
