@@ -7,6 +7,7 @@
 // a team's lanes, then their fixed tree; host: in slice order). No atomics: the same bits on every run.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <kstream/impl/index_math.hpp>
 #include <kstream/impl/instance_scratch.hpp>
@@ -15,6 +16,7 @@
 #include <kstream/impl/sinks.hpp>
 #include <kstream/tiling.hpp>
 #include <type_traits>
+#include <utility>
 
 namespace kstream::impl {
 
@@ -267,16 +269,25 @@ struct HostAlongTiles : AlongCommon<Acc, Reducer, Finish, Step, R> {
             return from.template element<Acc>(a, from.template load_at<U>(a, Seq{}), Seq{});
           };
           std::int64_t i = 0;
-          for (; i + 4 <= length; i += 4) {  // four rows a pass: each accumulator read and written once for them
-            const Step r0 = row(i), r1 = row(i + 1), r2 = row(i + 2), r3 = row(i + 3);
-            for (std::int64_t a = 0; a < count; ++a)
-              acc[a] = this->r(this->r(this->r(this->r(acc[a], value(r0, a)), value(r1, a)), value(r2, a)),
-                               value(r3, a));
-          }
-          for (; i < length; ++i) {
-            const Step one = row(i);
-            for (std::int64_t a = 0; a < count; ++a) acc[a] = this->r(acc[a], value(one, a));
-          }
+          const auto pass = [&](auto rows_a_pass) {  // P rows a pass: each accumulator read and written once
+            constexpr int P = decltype(rows_a_pass)::value;
+            const auto rows_from = [&]<std::size_t... Q>(std::index_sequence<Q...>) {
+              return std::array<Step, P>{row(i + std::int64_t(Q))...};
+            };
+            for (; i + P <= length; i += P) {
+              const std::array<Step, P> in = rows_from(std::make_index_sequence<P>{});
+              for (std::int64_t a = 0; a < count; ++a) {
+                Acc v = acc[a];
+                for (int q = 0; q < P; ++q) v = this->r(v, value(in[q], a));
+                acc[a] = v;
+              }
+            }
+          };
+          // Eight rows a pass of one operand, four of more: rows 4 KB apart share an L1 set (eight ways).
+          constexpr int first = K == 1 ? 8 : 4;
+          pass(std::integral_constant<int, first>{});
+          pass(std::integral_constant<int, 4>{});
+          pass(std::integral_constant<int, 1>{});
         });
       };
       if (unit) {
