@@ -171,9 +171,9 @@ RowPlan plan_rows(const RowFacts& f, const ReducedDims& dims, const Operand* ope
     p.streaming_stores = host_streams(operands[1], unit, operands[0].address == operands[1].address, bytes);
     return p;
   }
-  // Outer: a warp's threads on as many adjacent slices, the team's others sharing their elements. Inner: row_rounds
-  // rounds of four 16-byte packs a thread or more (the kernel's loads in flight), no fewer than half a warp's threads
-  // where one round needs more, a team of at least a warp (several short slices each).
+  // Outer: a warp's threads on as many adjacent slices, the team's others sharing their elements. Inner: about
+  // row_rounds rounds of four 16-byte packs a thread (the kernel's loads in flight), no fewer than half a warp's
+  // threads where one round needs more, a team of at least a warp (several short slices each).
   p.outer = g.reduced < g.dims && (g.reduced == 0 || g.stride(operands[0], g.reduced) < g.stride(operands[0], 0));
   int block = 1;
   if (p.outer) {
@@ -183,8 +183,12 @@ RowPlan plan_rows(const RowFacts& f, const ReducedDims& dims, const Operand* ope
     // per_round: the elements of a thread's round of row_in_flight packs
     const int cap = std::min(f.team_max, row_slice_lanes), per_round = row_in_flight * elements_per_pack(element_bytes);
     const int one_round = power_of_two_at_least(ceil_div(p.length, per_round), cap);
-    p.lanes = std::max(std::min(one_round, std::max(1, f.warp / 2)),
-                       power_of_two_at_least(ceil_div(p.length, row_rounds * per_round), cap));
+    // row_rounds a thread, the threads the nearest power of two in ratio: where the next one up would leave each
+    // thread little more than one round, half as many take two and more (docs/engine.md)
+    const double threads = double(p.length) / (row_rounds * per_round);
+    int lanes = power_of_two_at_least(ceil_div(p.length, row_rounds * per_round), cap);
+    if (lanes > 1 && 2 * threads * threads < double(lanes) * lanes) lanes /= 2;
+    p.lanes = std::max(std::min(one_round, std::max(1, f.warp / 2)), lanes);
     p.team_size = std::max(f.warp, p.lanes);
     block = p.team_size / p.lanes;
   }

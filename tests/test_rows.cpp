@@ -347,13 +347,18 @@ TEST(RowPlanTest, DeviceFactsChooseOneReadWhereTheSliceFits) {
       EXPECT_GE(p.team_size, f.warp);
       EXPECT_LE(p.scratch_bytes, f.scratch_bytes);
     }
-    // Two rounds of four packs a thread, but no fewer than half a warp where one round takes more (lanes on H200
-    // facts, on MI250X facts).
+    // Two rounds of four packs a thread, the threads the nearest power of two in ratio (5120 floats: 160 threads'
+    // worth, 128 take them; 6144: 192, 256 take them), but no fewer than half a warp where one round takes more
+    // (lanes on H200 facts, on MI250X facts).
     for (const auto& [n, bytes, warp32, warp64] : {std::tuple{256, 4, 16, 16},
                                                    {512, 4, 16, 32},
                                                    {1024, 4, 32, 32},
                                                    {4096, 4, 128, 128},
+                                                   {5120, 4, 128, 128},
+                                                   {6144, 4, 256, 256},
                                                    {8192, 4, 256, 256},
+                                                   {10240, 2, 128, 128},
+                                                   {12288, 2, 256, 256},
                                                    {256, 2, 8, 8},
                                                    {512, 2, 16, 16},
                                                    {1024, 2, 16, 32}})
