@@ -245,10 +245,11 @@ struct DeviceReduceTiles : ReduceRows<Rows, Step::operands>, ReduceUnits<Units> 
 };
 
 /// Host tiles: one thread reduces tile t of the flattened index into partials(t) along its rows, each row with
-/// Lanes interleaved accumulators.
+/// Lanes interleaved accumulators (enough independent vector chains that float to double adds keep up with memory:
+/// docs/engine.md).
 template <class Acc, class Reducer, class Step>
 struct HostReduceTiles {
-  static constexpr int Lanes = 8;
+  static constexpr int Lanes = 32;
   using Seq = typename Step::Seq;
   Reducer r;
   Step step;
