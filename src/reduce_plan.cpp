@@ -185,9 +185,9 @@ RowPlan plan_rows(const RowFacts& f, const ReducedDims& dims, const Operand* ope
     const int one_round = power_of_two_at_least(ceil_div(p.length, per_round), cap);
     // row_rounds a thread, the threads the nearest power of two in ratio: where the next one up would leave each
     // thread little more than one round, half as many take two and more (docs/engine.md)
-    const double threads = double(p.length) / (row_rounds * per_round);
+    const double wanted = double(p.length) / (row_rounds * per_round);
     int lanes = power_of_two_at_least(ceil_div(p.length, row_rounds * per_round), cap);
-    if (lanes > 1 && 2 * threads * threads < double(lanes) * lanes) lanes /= 2;
+    if (lanes > 1 && 2 * wanted * wanted < double(lanes) * lanes) lanes /= 2;
     p.lanes = std::max(std::min(one_round, std::max(1, f.warp / 2)), lanes);
     p.team_size = std::max(f.warp, p.lanes);
     block = p.team_size / p.lanes;

@@ -161,10 +161,10 @@ inline constexpr int row_slice_lanes = 256;
 
 /// Device: the loads a thread has in flight in a row kernel's pass 1 (16-byte packs where a slice is adjacent in x).
 inline constexpr int row_in_flight = 4;
-/// Device: the rounds of row_in_flight packs a thread of an inner slice takes: the plan gives a slice length /
-/// (row_rounds x row_in_flight x pack elements) threads, but no fewer than half a warp where one round would take
-/// more (each thread of a slice pays its fixed work, the tree and the row's constants; below half a warp the rounds
-/// cost more: docs/engine.md).
+/// Device: the rounds of row_in_flight packs a thread of an inner slice takes: the plan gives a slice the power of
+/// two nearest in ratio to length / (row_rounds x row_in_flight x pack elements) threads, but no fewer than half a
+/// warp where one round would take more (each thread of a slice pays its fixed work, the tree and the row's
+/// constants; below half a warp the rounds cost more: docs/engine.md).
 inline constexpr int row_rounds = 2;
 
 /// Facts of the space a row operation runs on.
