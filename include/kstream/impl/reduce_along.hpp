@@ -219,19 +219,24 @@ struct HostAlongTiles : AlongCommon<Acc, Reducer, Finish, Step, R> {
     return total;
   }
 
-  /// The elements [0, length) of `row`: Lanes interleaved accumulators where the run is long, one where short.
+  /// The elements [0, length) of `row`: Lanes interleaved accumulators where the run is long, 32 where it is longer
+  /// still (eight are one vector chain of adds: floats summed in double wait on it; docs/engine.md), one where short.
   template <bool Unit>
   Acc run_value(const Step& row, std::int64_t length) const {
+    return length >= 32 * 32 ? run_lanes<Unit, 32>(row, length) : run_lanes<Unit, Lanes>(row, length);
+  }
+  template <bool Unit, int L>
+  Acc run_lanes(const Step& row, std::int64_t length) const {
     Acc total = this->r.template identity<Acc>();
     std::int64_t i = 0;
-    if (length >= 2 * Lanes) {
-      Acc acc[Lanes];
-      for (int l = 0; l < Lanes; ++l) acc[l] = this->r.template identity<Acc>();
-      for (; i + Lanes <= length; i += Lanes)
-        for (int l = 0; l < Lanes; ++l)
+    if (length >= 2 * L) {
+      Acc acc[L];
+      for (int l = 0; l < L; ++l) acc[l] = this->r.template identity<Acc>();
+      for (; i + L <= length; i += L)
+        for (int l = 0; l < L; ++l)
           acc[l] = this->r(acc[l], row.template element<Acc>(i + l, row.template load_at<Unit>(i + l, Seq{}), Seq{}));
       total = acc[0];
-      for (int l = 1; l < Lanes; ++l) total = this->r(total, acc[l]);
+      for (int l = 1; l < L; ++l) total = this->r(total, acc[l]);
     }
     for (; i < length; ++i)
       total = this->r(total, row.template element<Acc>(i, row.template load_at<Unit>(i, Seq{}), Seq{}));
