@@ -220,10 +220,12 @@ struct HostAlongTiles : AlongCommon<Acc, Reducer, Finish, Step, R> {
   }
 
   /// The elements [0, length) of `row`: Lanes interleaved accumulators where the run is long, 32 where it is longer
-  /// still (eight are one vector chain of adds: floats summed in double wait on it; docs/engine.md), one where short.
+  /// still, one where short. Elements narrower than a floating-point accumulator (floats summed in double) take 32
+  /// from 128 elements: eight lanes are a vector chain of adds slower than memory brings them (docs/engine.md).
   template <bool Unit>
   Acc run_value(const Step& row, std::int64_t length) const {
-    return length >= 32 * 32 ? run_lanes<Unit, 32>(row, length) : run_lanes<Unit, Lanes>(row, length);
+    constexpr bool narrow = std::is_floating_point_v<Acc> && Step::element_bytes < int(sizeof(Acc));
+    return length >= (narrow ? 128 : 32 * 32) ? run_lanes<Unit, 32>(row, length) : run_lanes<Unit, Lanes>(row, length);
   }
   template <bool Unit, int L>
   Acc run_lanes(const Step& row, std::int64_t length) const {
@@ -235,8 +237,9 @@ struct HostAlongTiles : AlongCommon<Acc, Reducer, Finish, Step, R> {
       for (; i + L <= length; i += L)
         for (int l = 0; l < L; ++l)
           acc[l] = this->r(acc[l], row.template element<Acc>(i + l, row.template load_at<Unit>(i + l, Seq{}), Seq{}));
+      for (int w = L / 2; w > 0; w /= 2)  // a tree: a fold in lane order is a chain of L - 1 adds a run
+        for (int l = 0; l < w; ++l) acc[l] = this->r(acc[l], acc[l + w]);
       total = acc[0];
-      for (int l = 1; l < L; ++l) total = this->r(total, acc[l]);
     }
     for (; i < length; ++i)
       total = this->r(total, row.template element<Acc>(i, row.template load_at<Unit>(i, Seq{}), Seq{}));

@@ -3,6 +3,7 @@
 // conversions, kstream's reducers as Kokkos reducers, and the element step of a plain or fused reduction
 // (kstream/impl/reduce_kernel.hpp runs it over device and host tiles).
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <cstdint>
 #include <kstream/impl/pack.hpp>
 #include <kstream/impl/slots.hpp>
@@ -133,6 +134,7 @@ struct ReduceStep : OpField<Op> {
   static constexpr bool writes = !std::is_same_v<Out, NoOutput>;
   static constexpr int operands = int(sizeof...(Ts)) + (writes ? 1 : 0);  ///< inputs, then the output
   using Seq = std::index_sequence_for<Ts...>;
+  static constexpr int element_bytes = int(std::min({sizeof(Ts)...}));  ///< the narrowest input's
   ReduceOp reduce_op;
   Out out;  // Strided<O> or NoOutput
   Slots<Seq, Strided<const Ts>...> in;
