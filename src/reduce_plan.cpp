@@ -195,10 +195,19 @@ RowPlan plan_rows(const RowFacts& f, const ReducedDims& dims, const Operand* ope
   p.lanes = p.team_size / block;
   p.league = ceil_div(p.slices, block);
   const auto rounded = [](std::int64_t bytes) { return (bytes + 15) / 16 * 16; };
+  const auto cache = [&](std::int64_t held) {  // the team's scratch for `held` elements a slice
+    return rounded(block * row_cache_span(held, element_bytes) * element_bytes) + pack_bytes;
+  };
   const std::int64_t states = rounded(std::int64_t(p.team_size) * state_bytes);
-  const std::int64_t cache = rounded(block * row_cache_span(p.length, element_bytes) * element_bytes) + pack_bytes;
-  p.on_chip = cache + states <= f.scratch_bytes;
-  p.scratch_bytes = (p.on_chip ? cache : 0) + states;
+  p.on_chip = cache(p.length) + states <= f.scratch_bytes;
+  const int w = elements_per_pack(element_bytes);
+  if (p.on_chip) {
+    p.held = p.length;
+  } else if (!p.outer && block == 1 && g.reduced == 1 && g.stride(operands[0], 0) == 1 && w > 1) {
+    // x's slice adjacent (read in packs): the first whole packs that fit stay on chip, the rest is read twice
+    p.held = std::max<std::int64_t>(0, (f.scratch_bytes - states - 2 * pack_bytes) / pack_bytes) * w;
+  }
+  p.scratch_bytes = (p.held > 0 ? cache(p.held) : 0) + states;
   if (p.league > INT_MAX)
     throw std::length_error(std::string(label) + ": " + std::to_string(p.league) +
                             " teams: more than a TeamPolicy holds");

@@ -226,6 +226,28 @@ TYPED_TEST(RowsTest, NormsAlongEverySubsetOfARank3View) {
     }
 }
 
+/// Slices longer than team scratch, which holds their first whole packs (the rest read twice): a device's own
+/// scratch (slices of 1.25 times it), the device kernel on hosts with scratch for 0.6 of a slice (RowPlanTest
+/// checks that both hold part); rows on and off a pack's boundary, out lined up with x and not, in place.
+TYPED_TEST(RowsTest, SlicesPartlyHeldInScratch) {
+  using T = typename TypeParam::value_type;
+  using Exec = typename TypeParam::execution_space;
+  std::int64_t n = 1531;
+  impl::RowKernelChoice partly{true, std::int64_t(0.6 * double(n * std::int64_t(sizeof(T)))) + 512};
+  if constexpr (kstream::is_device_execution_space_v<Exec>) {
+    n = Kokkos::TeamPolicy<Exec>::scratch_size_max(0) * 5 / 4 / std::int64_t(sizeof(T)) | 1;
+    partly = {};
+  }
+  const Extents extents{3, n};
+  const auto maps = standard_mappings(extents);
+  for (const auto& [in, out] : {std::pair{0, 4}, {4, 0}, {0, 0}}) {
+    EXPECT_EQ((row_case<TypeParam, RowOp::softmax, Ranks<2>>(extents, {1}, maps[in], maps[out], in == out, partly)),
+              "");
+    EXPECT_EQ((row_case<TypeParam, RowOp::layer_norm, Ranks<2>>(extents, {1}, maps[in], maps[out], in == out, partly)),
+              "");
+  }
+}
+
 /// Slices of 1 to 10^6 elements: one long row, many one-element slices, long columns.
 TYPED_TEST(RowsTest, SlicesOfOneToAMillionElements) {
   const Extents shapes[] = {{1, 1000003}, {1000003, 1}, {3, 65537}, {65537, 3}};
@@ -364,11 +386,34 @@ TEST(RowPlanTest, DeviceFactsChooseOneReadWhereTheSliceFits) {
                                                    {1024, 2, 16, 32}})
       EXPECT_EQ(plan(f, 4096, n, true, bytes).lanes, f.warp == 32 ? warp32 : warp64) << n << " x " << bytes << " bytes";
     EXPECT_FALSE(plan(f, 4096, 131072, true, 4).on_chip);  // two reads
+    EXPECT_EQ(plan(f, 4096, 8192, true, 4).held, 8192);    // on chip: the whole slice
+    // Slices longer than scratch keep their first whole packs there, as many as fit (floats and doubles, the
+    // tutorial's longest rows and longer), the rest read twice.
+    for (const auto& [n, bytes] : {std::pair{12288, 4}, {12672, 4}, {131072, 4}, {8192, 8}, {32768, 2}}) {
+      const auto part = plan(f, 4096, n, true, bytes);
+      EXPECT_FALSE(part.on_chip) << n;
+      EXPECT_GT(part.held, 0) << n;
+      EXPECT_LT(part.held, n) << n;
+      EXPECT_EQ(part.held % (16 / bytes), 0) << n;
+      EXPECT_LE(part.scratch_bytes, f.scratch_bytes) << n;
+      EXPECT_GT(part.scratch_bytes + 16, f.scratch_bytes) << n << ": a pack more would not fit";
+    }
     EXPECT_TRUE(plan(f, 4096, 12672, true, 2).on_chip);    // bf16 rows of the tutorial's longest
     const auto columns = plan(f, 8192, 8192, false, 4);    // softmax along dimension 0 of a LayoutRight view
     EXPECT_TRUE(columns.outer);
+    EXPECT_EQ(columns.held, 0) << "x's slices strided: none held";
     EXPECT_EQ(columns.team_size / columns.lanes, f.warp);  // a warp's threads on adjacent slices
     EXPECT_EQ(columns.team_size, 1024) << "outer: the largest team (few slices fill the device)";
+  }
+  // SlicesPartlyHeldInScratch: the device kernel on hosts (teams of up to four threads) and an H200's scratch,
+  // part of each slice held.
+  for (const int bytes : {2, 4, 8}) {
+    const impl::RowFacts hosted{true, 1, 4, std::int64_t(0.6 * 1531 * bytes) + 512};
+    const auto part = plan(hosted, 3, 1531, true, bytes);
+    EXPECT_TRUE(part.held > 1531 / 2 && part.held < 1531) << bytes << " bytes: " << part.held;
+    const std::int64_t n = h200.scratch_bytes * 5 / 4 / bytes | 1;
+    const auto device = plan(h200, 3, n, true, bytes);
+    EXPECT_TRUE(device.held > n / 2 && device.held < n) << bytes << " bytes: " << device.held;
   }
   impl::RowFacts host;
   host.threads = 2;  // blocks of adjacent slices, at least four a thread, at most 16 slices

@@ -327,7 +327,8 @@ void transform_rows_to(const Sink& sink, const char* op_name, const ExecSpace& e
     facts.scratch_bytes = choice.scratch;
   }
   using Team = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
-  using Kernel = RowKernel<Team, T, typename OutView::value_type, Stat, Op, typename Params::non_const_value_type...>;
+  using Kernel =
+      RowKernel<Team, T, typename OutView::value_type, Stat, Op, false, typename Params::non_const_value_type...>;
   const char* label = op_name;
   const RowPlan p = plan_rows(facts, dims.dims(), operands, 2 + int(sizeof...(Params)), int(sizeof(T)),
                               int(sizeof(typename Kernel::State)), label);
@@ -343,6 +344,12 @@ void transform_rows_to(const Sink& sink, const char* op_name, const ExecSpace& e
   }
   Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<row_team_max, 1>> policy(exec, int(p.league), p.team_size);
   policy.set_scratch_size(0, Kokkos::PerTeam(std::size_t(p.scratch_bytes)));
+  if (p.held > 0 && !p.on_chip) {  // part of each slice in scratch: its own kernel (registers)
+    using Partial =
+        RowKernel<Team, T, typename OutView::value_type, Stat, Op, true, typename Params::non_const_value_type...>;
+    sink(label, policy, Partial(stat, op, p, pointers, x.data(), out.data(), params.data()...));
+    return;
+  }
   sink(label, policy, kernel);
 }
 

@@ -185,6 +185,9 @@ struct RowPlan {
   std::int64_t length = 0;         ///< elements of a slice
   bool outer = false;              ///< device: x's unit stride runs along the kept dimensions
   bool on_chip = false;            ///< device: the slices read once, into team scratch
+  std::int64_t held = 0;           ///< device: a slice's elements kept in team scratch from pass 1 to pass 2: length
+                                   ///< on chip; else, where x's slice is adjacent, the first whole packs that fit
+                                   ///< (the rest read twice); else 0
   int team_size = 1;               ///< device: threads per team
   int lanes = 1;                   ///< device: threads per slice
   std::int64_t block = 1;          ///< host: adjacent slices a thread takes, read one while writing the one before
@@ -193,7 +196,7 @@ struct RowPlan {
   std::int64_t scratch_bytes = 0;  ///< device: team scratch per team (the slices if on chip, then the statistics)
 };
 
-/// Elements of team scratch a slice of `length` elements takes on chip: whole packs, and one more pack, so that the
+/// Elements of team scratch that `length` elements of a slice take: whole packs, and one more pack, so that the
 /// slice's first whole pack in memory starts a pack in scratch too.
 KOKKOS_INLINE_FUNCTION constexpr std::int64_t row_cache_span(std::int64_t length, int element_bytes) {
   const int w = elements_per_pack(element_bytes);

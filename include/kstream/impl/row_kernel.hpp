@@ -10,7 +10,9 @@
 //     (below its stride along the reduced ones)            others sharing their elements; two reads
 //   device, the slice fits in team scratch               on chip: a team per slice; pass 1 reads each element
 //                                                        from memory into scratch, pass 2 reads scratch: one read
-//   device, otherwise                                    a team per slice, two reads (the second mostly from L2)
+//   device, otherwise                                    a team per slice, two reads (the second mostly from L2);
+//                                                        where x's slice is adjacent, its first whole packs that
+//                                                        fit stay in scratch (Partial: a kernel of its own)
 //   (device, a slice adjacent in x: 16-byte packs of x, up to four a thread in flight, the elements before the
 //   first whole pack and after the last one at a time; out stored in packs where its packs line up with x's;
 //   launched with bounds of one 1024-thread team an SM: 64 registers a thread on CUDA; inner teams of up to 256)
@@ -67,9 +69,23 @@ KOKKOS_INLINE_FUNCTION auto row_constants(const Op& op, const State& s) {
   }
 }
 
-/// The kernel (RowPlan): operands x, out, then the parameters P... (stride 0 on the kept dimensions).
-template <class Team, class T, class O, class Stat, class Op, class... P>
-struct RowKernel {
+/// A Partial row kernel's elements of a slice kept in team scratch (RowPlan::held); the other kernels have no such
+/// field (an empty base), so their code is the same as without Partial kernels.
+template <bool Partial>
+struct HeldElements {
+  explicit HeldElements(std::int64_t) {}
+};
+template <>
+struct HeldElements<true> {
+  std::int64_t held;
+  explicit HeldElements(std::int64_t h) : held(h) {}
+};
+
+/// The kernel (RowPlan): operands x, out, then the parameters P... (stride 0 on the kept dimensions). Partial: a
+/// slice adjacent in x longer than team scratch keeps its first `held` elements there (RowPlan::held), a kernel of
+/// its own, so that the others keep their registers.
+template <class Team, class T, class O, class Stat, class Op, bool Partial, class... P>
+struct RowKernel : HeldElements<Partial> {
   static constexpr int K = 2 + int(sizeof...(P)), InFlight = row_in_flight, W = elements_per_pack(int(sizeof(T)));
   using C = compute_t<T>;
   using V = Pack<T, W>;
@@ -92,9 +108,9 @@ struct RowKernel {
   /// The kernel of plan p over `operands` (x, out, the parameters) at x_, out_ and parameters_.
   RowKernel(const Stat& stat_, const Op& op_, const RowPlan& p, const Operand* const (&operands)[K], const T* x_,
             O* out_, const P*... parameters_)
-      : stat(stat_), op(op_), x(x_), out(out_), parameters{parameters_...}, reduced(p.geometry.reduced),
-        length(p.length), slices(p.slices), block(p.block), lanes(p.lanes), outer(p.outer), on_chip(p.on_chip),
-        streaming_stores(p.streaming_stores) {
+      : HeldElements<Partial>(p.held), stat(stat_), op(op_), x(x_), out(out_), parameters{parameters_...},
+        reduced(p.geometry.reduced), length(p.length), slices(p.slices), block(p.block), lanes(p.lanes),
+        outer(p.outer), on_chip(p.on_chip), streaming_stores(p.streaming_stores) {
     Geometry table = p.geometry;  // one reduced dimension may be 2^31 long or more: offsets along it are 64-bit
     if (reduced == 1) table.extents[0] = 1;
     coordinates = Coordinates<K, max_rank>(table, operands, 0);
@@ -105,6 +121,14 @@ struct RowKernel {
   template <std::size_t I>
   KOKKOS_INLINE_FUNCTION auto parameter() const {
     return static_cast<const std::tuple_element_t<I, std::tuple<P...>>*>(parameters[I]);
+  }
+  /// Of a slice's `packs` whole packs, those kept in team scratch: all where it is on chip, else (Partial) the first.
+  KOKKOS_INLINE_FUNCTION std::int64_t kept(std::int64_t packs) const {
+    if constexpr (Partial) {
+      return Kokkos::min(this->held / W, packs);
+    } else {
+      return packs;
+    }
   }
   /// Slice s's first element in every operand.
   KOKKOS_INLINE_FUNCTION void first(std::int64_t s, std::int64_t (&base)[K]) const {
@@ -197,7 +221,8 @@ struct RowKernel {
         if (i + l * by < packs) v[l] = in[i + l * by];
       KSTREAM_DEVICE_UNROLL
       for (int l = 0; l < InFlight; ++l)
-        if (cache != nullptr && i + l * by < packs) reinterpret_cast<V*>(cache + head)[i + l * by] = v[l];
+        if (cache != nullptr && i + l * by < packs && (!Partial || i + l * by < kept(packs)))
+          reinterpret_cast<V*>(cache + head)[i + l * by] = v[l];
       if constexpr (has_add_run_v<Stat, State, T>) {  // the statistic's own loop, over the packs in registers
         if (i + (InFlight - 1) * by < packs) {
           T group[InFlight * W];
@@ -221,7 +246,7 @@ struct RowKernel {
     for (std::int64_t e = first; e < length - packs * W; e += by) {  // the edges, one element a thread
       const std::int64_t j = e < head ? e : tail + (e - head);
       const T v = x[base[0] + j];
-      if (cache != nullptr) cache[j] = v;
+      if (!Partial && cache != nullptr) cache[j] = v;
       stat.add(s[0], compute_value(v));
     }
     if constexpr (!has_add_run_v<Stat, State, T>) {
@@ -243,6 +268,10 @@ struct RowKernel {
     };
     const std::int64_t packs = (length - head) / W, tail = head + packs * W;
     const V* in = reinterpret_cast<const V*>((cache != nullptr ? cache : x + base[0]) + head);
+    const auto pack = [&](std::int64_t i) {  // pack i of the slice (Partial: from x past the packs held)
+      if constexpr (Partial) return (i < kept(packs) ? in : reinterpret_cast<const V*>(x + base[0] + head))[i];
+      return in[i];
+    };
     bool whole = false;
     if constexpr (std::is_same_v<O, T> && ((sizeof(P) == sizeof(T)) && ...)) {
       whole = along[1] == 1 && head_of(out + base[1]) == head && ((along[2 + I] == 1) && ...);
@@ -260,7 +289,7 @@ struct RowKernel {
         };
         V* to = reinterpret_cast<V*>(out + base[1] + head);
         for (std::int64_t i = first; i < packs; i += by) {  // a pack at a time: more in flight spilled registers
-          const V v = in[i];
+          const V v = pack(i);
           [[maybe_unused]] const Slots<std::index_sequence_for<P...>, Pack<P, W>...> w{
               {parameter_pack(std::integral_constant<std::size_t, I>{}, i)}...};
           V r;
@@ -275,7 +304,7 @@ struct RowKernel {
       V v[InFlight];
       KSTREAM_DEVICE_UNROLL
       for (int l = 0; l < InFlight; ++l)
-        if (i + l * by < packs) v[l] = in[i + l * by];
+        if (i + l * by < packs) v[l] = pack(i + l * by);
       KSTREAM_DEVICE_UNROLL
       for (int l = 0; l < InFlight; ++l) {
         if (i + l * by >= packs) continue;
@@ -286,7 +315,7 @@ struct RowKernel {
     }
     for (std::int64_t e = first; e < length - packs * W; e += by) {
       const std::int64_t j = e < head ? e : tail + (e - head);
-      out[offset(base, j, 1)] = element(cache != nullptr ? cache[j] : x[base[0] + j], j);
+      out[offset(base, j, 1)] = element(!Partial && cache != nullptr ? cache[j] : x[base[0] + j], j);
     }
   }
 
@@ -363,8 +392,9 @@ struct RowKernel {
     T* cache = nullptr;
     const auto scratch = team.team_scratch(0);  // the states first: their alignment, whatever the slices' length
     auto* states = static_cast<State*>(scratch.get_shmem(std::size_t(team.team_size()) * sizeof(State)));
-    if (on_chip) {  // a span a slice, in whole packs: element `head` starts a pack, as in x
-      const std::int64_t span = row_cache_span(length, int(sizeof(T)));
+    if (on_chip || Partial) {  // a span a slice, in whole packs: element `head` starts a pack, as in x
+      std::int64_t span = row_cache_span(length, int(sizeof(T)));
+      if constexpr (Partial) span = row_cache_span(this->held, int(sizeof(T)));
       cache = static_cast<T*>(scratch.get_shmem_aligned(std::size_t(block * span) * sizeof(T), pack_bytes)) +
               b * span + (packed ? (W - head) % W : 0);
     }
@@ -373,7 +403,7 @@ struct RowKernel {
     } else if (packed) {
       states[rank] = gather_packs(base, head, lane, lanes, cache);
     } else {
-      states[rank] = gather(base, lane, lanes, cache);
+      states[rank] = gather(base, lane, lanes, Partial ? nullptr : cache);  // (Partial: x's slice adjacent)
     }
     team.team_barrier();
     for (int half = lanes / 2; half > 0; half /= 2) {
@@ -385,7 +415,7 @@ struct RowKernel {
     if (packed) {
       write_packs(base, head, lane, lanes, row, cache, std::index_sequence_for<P...>{});
     } else {
-      write(base, lane, lanes, row, cache);
+      write(base, lane, lanes, row, Partial ? nullptr : cache);
     }
   }
 };
