@@ -218,11 +218,14 @@ TYPED_TEST(RowsTest, NormsAlongEverySubsetOfARank3View) {
   for (const auto& dims : subsets(3))
     for (std::size_t m = 0; m < maps.size(); ++m) {
       const auto& out_map = maps[(m + 3) % maps.size()];
-      EXPECT_EQ((row_case<TypeParam, RowOp::rms_norm, Ranks<3>>(extents, dims, maps[m], out_map, m % 3 == 0, {})), "");
-      for (const auto& choice : kernels())
+      for (const auto& choice : kernels()) {
+        EXPECT_EQ((row_case<TypeParam, RowOp::rms_norm, Ranks<3>>(extents, dims, maps[m], out_map, m % 3 == 0,
+                                                                   choice)),
+                  "");
         EXPECT_EQ((row_case<TypeParam, RowOp::layer_norm, Ranks<3>>(extents, dims, maps[m], out_map, m % 3 == 1,
                                                                      choice)),
                   "");
+      }
     }
 }
 
@@ -295,6 +298,37 @@ TYPED_TEST(RowsTest, ExtremeInputs) {
     EXPECT_EQ((row_case<TypeParam, RowOp::layer_norm, Ranks<2>>(row, {1}, row_maps[0], row_maps[1], false, choice,
                                                                  shifted)),
               "");
+}
+
+/// RMS norm squares without overflow: rows near the type's largest magnitude, a large first element with small ones
+/// after it, a small first element with large ones after it; every kernel.
+TYPED_TEST(RowsTest, RmsNormOfLargeMagnitudes) {
+  using T = typename TypeParam::value_type;
+  using M = typename TypeParam::memory_space;
+  const typename TypeParam::execution_space exec;
+  const double big = sizeof(T) == 4 ? 3e38 : 1e308;
+  const double rows[3][4] = {{big, big / 2, -big, 0}, {big / 4, 1, -2, 0}, {1e-30, 1e10, -3e9, 7}};
+  Kokkos::View<T**, Kokkos::LayoutRight, M> x("x", 3, 4);
+  Kokkos::View<T*, M> w("w", 4);
+  Kokkos::deep_copy(w, T(1));
+  auto hx = Kokkos::create_mirror_view(x);
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 4; ++j) hx(i, j) = T(rows[i][j]);
+  Kokkos::deep_copy(x, hx);
+  for (const auto& choice : kernels()) {
+    const Kokkos::View<T**, Kokkos::LayoutRight, M> out("out", 3, 4);  // zeros
+    impl::rms_norm_to(impl::LaunchNow{}, exec, choice, kstream::along{1}, x, w, eps, out);
+    const auto ho = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, out);
+    for (int i = 0; i < 3; ++i) {
+      const double largest = std::max(std::abs(rows[i][0]), std::max(std::abs(rows[i][1]), std::abs(rows[i][2])));
+      double squares = 0;  // of x / largest: no overflow in the reference either
+      for (int j = 0; j < 4; ++j) squares += (double(hx(i, j)) / largest) * (double(hx(i, j)) / largest);
+      const double rms = largest * std::sqrt(squares / 4);
+      for (int j = 0; j < 4; ++j)
+        EXPECT_NEAR(double(ho(i, j)), double(hx(i, j)) / rms, sizeof(T) == 4 ? 1e-6 : 1e-14)
+            << "row " << i << ", element " << j << (choice.device ? ", device kernel" : "");
+    }
+  }
 }
 
 /// 16-bit inputs and outputs: computed in float, rounded once (equal to float where Kokkos makes them float).

@@ -16,7 +16,7 @@
 //
 // The general form: `stat` folds a slice's elements into a state (kstream::MaxExpSum: the running max and the sum
 // of exp(x - max), online softmax; kstream::Moments: count, and the sums of (x - the slice's first element) and of
-// its square, merged as Chan et al. where the shifts differ),
+// its square, merged as Chan et al. where the shifts differ; kstream::SumOfSquares: count and the sum of squares),
 // then out = op(x, row, parameters...) for each element, where row = op.row(state) if op has it (constants computed
 // once a slice), else the state. x and the parameters come to op as compute_t (float or double).
 //
@@ -225,6 +225,70 @@ struct Moments {
   }
 };
 
+/// A slice's count and sum of squares (RMS norm's statistic), each element scaled by the power of two that brings a
+/// first element above 2 to [1, 2) (1 for smaller ones): large rows square without overflow, small ones as they are.
+template <class T>
+struct SquaresState {
+  using A = accumulator_t<T>;
+  A count, squares;           ///< of x * scale
+  impl::compute_t<T> scale;  ///< a power of two, at most 1
+  /// 1 / sqrt(mean(x^2) + eps), without overflow where the root mean square is large.
+  KOKKOS_INLINE_FUNCTION A inverse_rms(A eps) const {
+    const A rms = Kokkos::sqrt(squares / count) / A(scale);
+    return rms > A(1) ? A(1) / rms / Kokkos::sqrt(A(1) + eps / (rms * rms)) : A(1) / Kokkos::sqrt(rms * rms + eps);
+  }
+};
+
+/// A slice's sum of squares (kstream::rms_norm's statistic: one multiply-add an element after the scale).
+struct SumOfSquares {
+  template <class T>
+  KOKKOS_INLINE_FUNCTION SquaresState<T> identity() const {
+    return {0, 0, 1};
+  }
+  /// The scale from the slice's first element: 2^-e for a finite first element of exponent e >= 1, else 1.
+  template <class T, class C>
+  KOKKOS_INLINE_FUNCTION SquaresState<T> start(C first) const {
+    using U = std::conditional_t<sizeof(C) == 4, std::uint32_t, std::uint64_t>;
+    constexpr int mantissa = sizeof(C) == 4 ? 23 : 52;
+    constexpr U top = sizeof(C) == 4 ? 0xff : 0x7ff, one = top / 2;  // the exponent fields of inf and of 1
+    const U e = (Kokkos::bit_cast<U>(first) >> mantissa) & top;
+    return {0, 0, e > one && e < top ? Kokkos::bit_cast<C>((e == top - 1 ? U(1) : top - 1 - e) << mantissa) : C(1)};
+  }
+  template <class T, class C>
+  KOKKOS_INLINE_FUNCTION void add(SquaresState<T>& s, C x) const {
+    using A = accumulator_t<T>;
+    const A d = A(x * s.scale);
+    s.count += A(1);
+    s.squares += d * d;
+  }
+  /// n adjacent elements (a host's slice, a device thread's packs): in compute_t lanes (impl::widened_sums).
+  template <class T>
+  KOKKOS_INLINE_FUNCTION void add_run(SquaresState<T>& s, const T* x, std::int64_t n) const {
+    using C = impl::compute_t<T>;
+    const C scale = s.scale;
+    accumulator_t<T> wide[1][impl::run_lanes] = {};
+    const int used = impl::widened_sums<C>(n, wide, [&](std::int64_t j, int l, C (&sums)[1][impl::run_lanes]) {
+      const C d = impl::compute_value(x[j]) * scale;
+      sums[0][l] += d * d;
+    });
+    for (int l = 0; l < used; ++l) s.squares += wide[0][l];
+    s.count += accumulator_t<T>(n);
+  }
+  /// Sums at one scale add; else the larger scale's sum is brought to the smaller one's.
+  template <class T>
+  KOKKOS_INLINE_FUNCTION SquaresState<T> operator()(SquaresState<T> a, SquaresState<T> b) const {
+    using A = accumulator_t<T>;
+    if (a.scale < b.scale) {
+      const SquaresState<T> kept = a;
+      a = b;
+      b = kept;
+    }
+    const A ratio = A(b.scale) / A(a.scale);
+    return {a.count + b.count, a.scale == b.scale ? a.squares + b.squares : a.squares * ratio * ratio + b.squares,
+            b.scale};
+  }
+};
+
 namespace impl {
 
 /// exp(x - max) / sum.
@@ -255,8 +319,8 @@ template <class A>
 struct RmsNormOp {
   A eps;
   template <class T>
-  KOKKOS_INLINE_FUNCTION compute_t<T> row(const MomentsState<T>& s) const {
-    return compute_t<T>(A(1) / Kokkos::sqrt(A(s.mean_square()) + eps));
+  KOKKOS_INLINE_FUNCTION compute_t<T> row(const SquaresState<T>& s) const {
+    return compute_t<T>(s.inverse_rms(A(eps)));
   }
   template <class C>
   KOKKOS_FORCEINLINE_FUNCTION C operator()(C x, C row, C w) const {
@@ -372,7 +436,8 @@ template <class Sink, class ExecSpace, class XView, class WView, class OutView, 
 void rms_norm_to(const Sink& sink, const ExecSpace& exec, RowKernelChoice choice, const along& dims, const XView& x,
                  const WView& weight, A eps, const OutView& out) {
   check_eps("kstream::rms_norm", eps);
-  transform_rows_to(sink, "kstream::rms_norm", exec, choice, dims, out, Moments{}, RmsNormOp<A>{eps}, x, weight);
+  transform_rows_to(sink, "kstream::rms_norm", exec, choice, dims, out, SumOfSquares{}, RmsNormOp<A>{eps}, x,
+                    weight);
 }
 template <class Sink, class ExecSpace, class XView, class WView, class BView, class OutView, class A>
 void layer_norm_to(const Sink& sink, const ExecSpace& exec, RowKernelChoice choice, const along& dims,
