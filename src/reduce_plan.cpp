@@ -49,9 +49,21 @@ void plan_device(const AlongFacts& f, AlongPlan& p, int element_bytes) {
         power_of_two_at_least(std::max<std::int64_t>(1, ceil_div(p.length * element_bytes, along_lane_bytes)), team);
     p.block_outputs = team / p.reduce_lanes;
   }
+  const std::int64_t teams = std::max<std::int64_t>(1, f.resident_threads / team);
+  // A thread alone on an output shorter than along_lane_bytes: several outputs a thread (a power of two, up to
+  // along_thread_outputs), so long as the blocks still fill the device; each output's index work and its few loads
+  // alone left the thread idle. Fewer than along_thread_outputs_min: one (docs/engine.md). One reduced dimension or
+  // none: its elements along the step.
+  if (p.reduce_lanes == 1 && g.reduced <= 1) {
+    const std::int64_t bytes = std::max<std::int64_t>(1, p.length * element_bytes);
+    while (p.thread_outputs < along_thread_outputs && 2 * p.thread_outputs * bytes <= along_lane_bytes &&
+           ceil_div(p.outputs, std::int64_t(team) * p.thread_outputs * 2) >= teams)
+      p.thread_outputs *= 2;
+    if (p.thread_outputs < along_thread_outputs_min) p.thread_outputs = 1;
+    p.block_outputs = team * p.thread_outputs;
+  }
   p.blocks = ceil_div(p.outputs, p.block_outputs);
   // Few blocks and long outputs: slices, so that the teams fill the device.
-  const std::int64_t teams = std::max<std::int64_t>(1, f.resident_threads / team);
   p.slices = 1;
   p.slice_length = p.length;
   if (p.blocks < teams && p.length > 0) {

@@ -684,7 +684,9 @@ constexpr std::int64_t h200_threads = 132 * 2048, a100_threads = 108 * 2048, mi2
 /// What every plan holds: lanes that fill a team, slices that cover each output's elements once, its league.
 void expect_consistent(const impl::AlongPlan& p, bool device) {
   if (device) {
-    EXPECT_EQ(p.block_outputs * p.reduce_lanes, p.team_size);
+    EXPECT_EQ(p.block_outputs * p.reduce_lanes, p.team_size * p.thread_outputs);
+    EXPECT_TRUE(p.thread_outputs == 1 || (p.reduce_lanes == 1 && p.slices == 1 && p.geometry.reduced <= 1))
+        << "several outputs a thread only where a thread owns each whole";
   }
   EXPECT_EQ(p.blocks, (p.outputs + p.block_outputs - 1) / p.block_outputs);
   EXPECT_GE(p.slices * p.slice_length, p.length);
@@ -778,7 +780,47 @@ TEST(AlongPlan, MultivectorColumnsAndRowsOnDevices) {
     const impl::AlongPlan double_rows = plan_along(tensor<2>(8, {n / k, k}, {k, 1}), {1}, h200_threads);
     EXPECT_EQ(double_rows.reduce_lanes, std::min<std::int64_t>(256, std::max<std::int64_t>(1, k / 8))) << k;
     EXPECT_EQ(rows.slices, 1) << "millions of rows fill the device alone";
+    // Rows under along_lane_bytes: several a thread while the blocks still fill an H200's 1056 teams of 256 (2^22
+    // elements: rows of 1 take 8, not 16; rows of 4 would take 2, fewer than along_thread_outputs_min: one).
+    const std::int64_t owned = k == 1 ? 8 : k == 2 ? 4 : 1;
+    EXPECT_EQ(rows.thread_outputs, owned) << k;
+    EXPECT_EQ(rows.block_outputs, 256 * owned / rows.reduce_lanes) << k;
+    const impl::AlongPlan left_rows = plan_along(left, {1}, h200_threads);
+    EXPECT_TRUE(left_rows.outer) << k;
+    EXPECT_EQ(left_rows.thread_outputs, owned) << k << " (outer: a thread walks its rows' elements)";
+    expect_consistent(left_rows, true);
   }
+}
+
+TEST(AlongPlan, ShortRowsTakeSeveralOutputsAThreadWhileTheTeamsFillTheDevice) {
+  const std::int64_t n = std::int64_t(1) << 24;
+  struct Case {
+    int bytes;
+    std::int64_t k, owned;
+  };
+  // along_lane_bytes (64) of the first input a thread, at most along_thread_outputs, at least
+  // along_thread_outputs_min (else one).
+  for (const Case c : {Case{4, 1, 16}, Case{4, 2, 8}, Case{4, 3, 4}, Case{4, 4, 4}, Case{4, 8, 1}, Case{4, 16, 1},
+                       Case{8, 1, 8}, Case{8, 2, 4}, Case{8, 4, 1}, Case{8, 8, 1}, Case{2, 1, 16}, Case{2, 8, 4}}) {
+    for (const bool right : {true, false}) {
+      const std::int64_t rows = n / c.k;
+      const Operand x = right ? tensor<2>(c.bytes, {rows, c.k}, {c.k, 1}) : tensor<2>(c.bytes, {rows, c.k}, {1, rows});
+      const impl::AlongPlan p = plan_along(x, {1}, h200_threads);
+      EXPECT_EQ(p.thread_outputs, c.owned) << c.bytes << " bytes, rows of " << c.k << (right ? " right" : " left");
+      EXPECT_EQ(p.slices, 1);
+      expect_consistent(p, true);
+    }
+  }
+  // Fewer rows: as many a thread as leave 1056 teams of 256 (2^21 rows of one float: 4; 2^20 would leave room for
+  // two: one).
+  EXPECT_EQ(plan_along(tensor<2>(4, {1 << 21, 1}, {1, 1}), {1}, h200_threads).thread_outputs, 4);
+  EXPECT_EQ(plan_along(tensor<2>(4, {1 << 20, 1}, {1, 1}), {1}, h200_threads).thread_outputs, 1);
+  // Two reduced dimensions that do not merge: one output a thread (the kernel walks them by coordinates).
+  const impl::AlongPlan apart = plan_along(tensor<3>(4, {1 << 20, 2, 2}, {4, 1, 1 << 22}), {1, 2}, h200_threads);
+  EXPECT_EQ(apart.geometry.reduced, 2);
+  EXPECT_EQ(apart.thread_outputs, 1);
+  // Hosts: one output at a time, as before.
+  EXPECT_EQ(plan_along(tensor<2>(4, {n, 1}, {1, 1}), {1}).thread_outputs, 1);
 }
 
 TEST(AlongPlan, SlicesDependOnTheDeviceNotOnAHostsThreads) {

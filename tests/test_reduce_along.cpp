@@ -581,7 +581,7 @@ TYPED_TEST(AlongTest, RecordedCallsReplay) {
   using M = typename TypeParam::memory_space;
   using Exec = typename TypeParam::execution_space;
   const Exec exec;
-  const std::int64_t n = 50000, k = 4;
+  const std::int64_t n = 1100000, k = 4;  // (rows enough for four a thread on a GPU: the Apart launch, recorded)
   Kokkos::View<T**, Kokkos::LayoutRight, M> x("x", n, k), y("y", n, k);
   Kokkos::deep_copy(x, T(1.5));
   Kokkos::deep_copy(y, T(2));

@@ -178,9 +178,9 @@ void run_along(const Sink& sink, const char* op, const char* label, const ExecSp
   constexpr bool device = is_device_execution_space_v<ExecSpace>, device_kernel = device || Kernel == AlongKernel::device;
   AlongFacts facts{device_kernel, std::int64_t(exec.concurrency())};
   if constexpr (!device && device_kernel) {
-    facts.resident_threads = 132 * 2048;  // an H200's slices
-    facts.team_size = 1;
+    facts.team_size = 1;  // small teams, as many as an H200 holds (its slices, several outputs a thread)
     while (facts.team_size * 2 <= std::min(exec.concurrency(), 4)) facts.team_size *= 2;
+    facts.resident_threads = std::int64_t(132 * 2048 / along_team_size) * facts.team_size;
   }
   // An index-carrying reducer's logical index: planned after the inputs (they order the walk), the step's first.
   constexpr int indexed = carries_index_v<Reducer> ? 1 : 0, planned = count + indexed;

@@ -489,7 +489,7 @@ void check_along(Call& c, const ReducedDims& reduced, bool device, int team_size
   const int count = int(c.ops.size()) - 1;
   AlongPlan p;
   try {
-    p = plan_along(AlongFacts{device, std::int64_t(1) << (8 + team_size % 10), 1 << (team_size % 9)}, reduced, widened,
+    p = plan_along(AlongFacts{device, std::int64_t(1) << (team_size % 16), 1 << (team_size % 9)}, reduced, widened,
                    c.ops.data() + 1, count, "fuzz");
   } catch (const std::length_error&) {
     return;
@@ -526,7 +526,9 @@ void check_along(Call& c, const ReducedDims& reduced, bool device, int team_size
     list[K] = &widened;
     std::vector<std::int64_t> offsets(K);
     if (device) {
-      CHECK(p.block_outputs * p.reduce_lanes == p.team_size, p.block_outputs, p.reduce_lanes);
+      CHECK(p.block_outputs * p.reduce_lanes == p.team_size * p.thread_outputs, p.block_outputs, p.reduce_lanes);
+      CHECK(p.thread_outputs == 1 || (p.reduce_lanes == 1 && p.slices == 1 && g.reduced <= 1), p.thread_outputs,
+            p.slices);
       Geometry table = g;  // as DeviceAlongTiles: one table of every dimension
       if (g.reduced == 1) table.extents[0] = 1;
       const Coordinates<K + 1, max_rank> coordinates(table, list, 0);
@@ -534,19 +536,22 @@ void check_along(Call& c, const ReducedDims& reduced, bool device, int team_size
         for (int rank = 0; rank < p.team_size; ++rank) {
           const AlongLanes::Place at = lanes.place(team, rank);
           CHECK(at.lane < p.reduce_lanes && at.block_output < p.block_outputs, at.lane, at.block_output);
-          if (at.output >= p.outputs) continue;
-          std::int64_t base[K + 1];
-          coordinates.offsets(std::uint32_t(at.output), g.reduced, g.dims, base);
-          if (at.lane == 0) ++stores[at.output * p.slices + at.slice];
-          for (std::int64_t j = at.first; j < at.last; j += p.reduce_lanes) {
-            std::int64_t step[K + 1] = {};
-            if (g.reduced <= 1) {
-              for (int k = 0; k < K; ++k) step[k] = g.dims > 0 ? j * g.stride(*list[k], 0) : 0;
-            } else {
-              coordinates.offsets(std::uint32_t(j), 0, g.reduced, step);
+          for (int owned = 0; owned < p.thread_outputs; ++owned) {  // (the Apart launch: a team's width apart)
+            const std::int64_t output = at.output + std::int64_t(owned) * p.team_size;
+            if (output >= p.outputs) continue;
+            std::int64_t base[K + 1];
+            coordinates.offsets(std::uint32_t(output), g.reduced, g.dims, base);
+            if (at.lane == 0) ++stores[output * p.slices + at.slice];
+            for (std::int64_t j = at.first; j < at.last; j += p.reduce_lanes) {
+              std::int64_t step[K + 1] = {};
+              if (g.reduced <= 1) {
+                for (int k = 0; k < K; ++k) step[k] = g.dims > 0 ? j * g.stride(*list[k], 0) : 0;
+              } else {
+                coordinates.offsets(std::uint32_t(j), 0, g.reduced, step);
+              }
+              for (int k = 0; k < K; ++k) offsets[k] = base[k] + step[k];
+              visit(offsets, base[K]);
             }
-            for (int k = 0; k < K; ++k) offsets[k] = base[k] + step[k];
-            visit(offsets, base[K]);
           }
         }
     } else {

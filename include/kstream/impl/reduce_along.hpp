@@ -85,23 +85,76 @@ struct DeviceAlongTiles : AlongCommon<Acc, Reducer, Finish, Step, R> {
   Coordinates<K + 1, max_rank> coordinates;
   int reduced = 1;  ///< reduced dimensions: [0, reduced); one (or none): the step's strides run along it
 
-  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+  /// Two launches, each a kernel with registers of its own: the plain one (one output a thread, at most one reduced
+  /// dimension: the step's strides), and `Apart` (short outputs a thread owns several of, or several reduced
+  /// dimensions), whose offsets of InFlight outputs or elements at once took more registers a thread and lowered
+  /// the plain launch's occupancy when in the same kernel (docs/engine.md).
+  struct Apart {};
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const { output_of_thread<false>(team); }
+  KOKKOS_INLINE_FUNCTION void operator()(Apart, const member_type& team) const {
+    if (this->lanes.thread_outputs > 1) return outputs_of_thread(team);
+    output_of_thread<true>(team);
+  }
+
+  /// The thread's share of one output's slice, then the reduce_lanes threads of each output folded.
+  template <bool Several>
+  KOKKOS_INLINE_FUNCTION void output_of_thread(const member_type& team) const {
     const AlongLanes::Place at = this->lanes.place(team.league_rank(), team.team_rank());
     const bool mine = at.output < this->lanes.outputs;
     std::int64_t base[K + 1] = {};
     if (mine) coordinates.offsets(std::uint32_t(at.output), reduced, coordinates.dims, base);
-    Acc value = mine ? thread_value(base, at) : this->r.template identity<Acc>();
+    Acc value = mine ? thread_value<Several>(base, at) : this->r.template identity<Acc>();
     const int lanes = this->lanes.reduce_lanes;
     if (lanes > 1) value = fold_team_lanes<ExecSpace>(team, this->r, value, at.block_output, at.lane, lanes);
     if (at.lane == 0 && mine) this->store(at.output, at.slice, base[K], value);
   }
 
-  /// This thread's elements of its output: at.first, at.first + reduce_lanes, ... below at.last.
-  KOKKOS_INLINE_FUNCTION Acc thread_value(const std::int64_t (&base)[K + 1], const AlongLanes::Place& at) const {
-    std::int64_t first_of[K];
+  /// `from` moved by offset (offsets in every operand, then the result's, which is not the step's).
+  KOKKOS_INLINE_FUNCTION static Step moved(const Step& from, const std::int64_t (&offset)[K + 1]) {
+    std::int64_t by[K];
     KSTREAM_DEVICE_UNROLL
-    for (int k = 0; k < K; ++k) first_of[k] = base[k];
-    const Step here = this->step.from(first_of);
+    for (int k = 0; k < K; ++k) by[k] = offset[k];
+    return from.from(by);
+  }
+
+  /// Short outputs a thread owns whole (AlongLanes::thread_outputs; one slice, at most one reduced dimension):
+  /// at.output, at.output + team size, ..., InFlight of them at a time, one element of each loaded together.
+  KOKKOS_INLINE_FUNCTION void outputs_of_thread(const member_type& team) const {
+    const AlongLanes::Place at = this->lanes.place(team.league_rank(), team.team_rank());
+    const int width = team.team_size();
+    for (int g = 0; g < this->lanes.thread_outputs; g += InFlight) {
+      std::int64_t first[InFlight][K + 1] = {};
+      bool mine[InFlight];
+      KSTREAM_DEVICE_UNROLL
+      for (int s = 0; s < InFlight; ++s) {
+        const std::int64_t o = at.output + std::int64_t(g + s) * width;
+        mine[s] = g + s < this->lanes.thread_outputs && o < this->lanes.outputs;
+        if (mine[s]) coordinates.offsets(std::uint32_t(o), reduced, coordinates.dims, first[s]);
+      }
+      Acc acc[InFlight];
+      KSTREAM_DEVICE_UNROLL
+      for (int s = 0; s < InFlight; ++s) acc[s] = this->r.template identity<Acc>();
+      for (std::int64_t j = at.first; j < at.last; ++j) {
+        typename Step::Elements loaded[InFlight] = {};  // (read only where mine)
+        KSTREAM_DEVICE_UNROLL
+        for (int s = 0; s < InFlight; ++s)
+          if (mine[s]) loaded[s] = moved(this->step, first[s]).load(j, Seq{});
+        KSTREAM_DEVICE_UNROLL
+        for (int s = 0; s < InFlight; ++s)
+          if (mine[s]) acc[s] = this->r(acc[s], moved(this->step, first[s]).template element<Acc>(j, loaded[s], Seq{}));
+      }
+      KSTREAM_DEVICE_UNROLL
+      for (int s = 0; s < InFlight; ++s)
+        if (mine[s]) this->store(at.output + std::int64_t(g + s) * width, at.slice, first[s][K], acc[s]);
+    }
+  }
+
+  /// This thread's elements of its output: at.first, at.first + reduce_lanes, ... below at.last; along the step's
+  /// strides (one reduced dimension) InFlight loads at once, else each element's offsets from its coordinates over
+  /// the reduced dimensions, one at a time (the plain launch: every plan) or (Several) InFlight at once.
+  template <bool Several>
+  KOKKOS_INLINE_FUNCTION Acc thread_value(const std::int64_t (&base)[K + 1], const AlongLanes::Place& at) const {
+    const Step here = moved(this->step, base);
     const std::int64_t by = this->lanes.reduce_lanes, last = at.last;
     Acc acc[InFlight];
     KSTREAM_DEVICE_UNROLL
@@ -117,13 +170,29 @@ struct DeviceAlongTiles : AlongCommon<Acc, Reducer, Finish, Step, R> {
           acc[s] = this->r(acc[s], here.template element<Acc>(j + s * by, loaded[s], Seq{}));
       }
       for (; j < last; j += by) acc[0] = this->r(acc[0], here.template element<Acc>(j, here.load(j, Seq{}), Seq{}));
+    } else if constexpr (Several) {
+      for (; j + (InFlight - 1) * by < last; j += InFlight * by) {
+        std::int64_t offset[InFlight][K + 1];
+        typename Step::Elements loaded[InFlight];
+        KSTREAM_DEVICE_UNROLL
+        for (int s = 0; s < InFlight; ++s) coordinates.offsets(std::uint32_t(j + s * by), 0, reduced, offset[s]);
+        KSTREAM_DEVICE_UNROLL
+        for (int s = 0; s < InFlight; ++s) loaded[s] = moved(here, offset[s]).load(0, Seq{});
+        KSTREAM_DEVICE_UNROLL
+        for (int s = 0; s < InFlight; ++s)
+          acc[s] = this->r(acc[s], moved(here, offset[s]).template element<Acc>(0, loaded[s], Seq{}));
+      }
+      for (; j < last; j += by) {
+        std::int64_t offset[K + 1];
+        coordinates.offsets(std::uint32_t(j), 0, reduced, offset);
+        const Step element = moved(here, offset);
+        acc[0] = this->r(acc[0], element.template element<Acc>(0, element.load(0, Seq{}), Seq{}));
+      }
     } else {
       for (; j < last; j += by) {
-        std::int64_t offset[K + 1], step_offset[K];
+        std::int64_t offset[K + 1];
         coordinates.offsets(std::uint32_t(j), 0, reduced, offset);
-        KSTREAM_DEVICE_UNROLL
-        for (int k = 0; k < K; ++k) step_offset[k] = offset[k];
-        const Step element = here.from(step_offset);
+        const Step element = moved(here, offset);
         acc[0] = this->r(acc[0], element.template element<Acc>(0, element.load(0, Seq{}), Seq{}));
       }
     }
@@ -395,9 +464,15 @@ void reduce_along(const Sink& sink, const char* label, const ExecSpace& exec, co
       if (g.reduced == 1) table.extents[0] = 1;
       tiles.coordinates = Coordinates<K + 1, max_rank>(table, operands, 0);
       tiles.reduced = g.reduced;
-      Kokkos::TeamPolicy<ExecSpace> policy(exec, int(p.league), p.team_size);
-      if (p.reduce_lanes > 1) policy.set_scratch_size(0, Kokkos::PerTeam(std::size_t(p.team_size) * sizeof(Acc)));
-      sink(label, policy, tiles);
+      const auto run = [&](auto policy) {
+        if (p.reduce_lanes > 1) policy.set_scratch_size(0, Kokkos::PerTeam(std::size_t(p.team_size) * sizeof(Acc)));
+        sink(label, policy, tiles);
+      };
+      if (p.thread_outputs > 1 || g.reduced > 1) {
+        run(Kokkos::TeamPolicy<ExecSpace, typename decltype(tiles)::Apart>(exec, int(p.league), p.team_size));
+      } else {
+        run(Kokkos::TeamPolicy<ExecSpace>(exec, int(p.league), p.team_size));
+      }
     } else {
       HostAlongTiles<Acc, Reducer, Finish, Step, R> tiles(r, finish, step, p, result, partials);
       tiles.kept = Strides<K + 1>(kept, operands);

@@ -16,10 +16,13 @@
 //                                                                     read adjacent reduced elements; a host tile
 //                                                                     walks each output's elements in turn
 //
+// A device thread alone on an output shorter than along_lane_bytes owns several (thread_outputs, a team's width
+// apart), as many as the device's teams leave room for.
 // An output's reduced elements are cut into `slices` of slice_length where the outputs alone would not fill the
 // device (or a host tile would be longer than host_tile_items): each slice's partial result is folded with the
-// others by a second kernel (device: fold_lanes threads an output, then a fixed tree; host: in slice order). Nothing depends on the thread count of a host, so a call gives the same
-// bits on every run; on a device the slices depend on its concurrency too.
+// others by a second kernel (device: fold_lanes threads an output, then a fixed tree; host: in slice order). Nothing
+// depends on the thread count of a host, so a call gives the same bits on every run; on a device the slices depend
+// on its concurrency too.
 #include <cstdint>
 #include <kstream/impl/operand.hpp>
 #include <kstream/impl/overlap.hpp>
@@ -45,6 +48,11 @@ inline constexpr std::int64_t along_slice_per_thread = 32;
 /// Inner device lanes: a thread takes at least this many bytes of an output's elements (of the first input: 16
 /// floats, 8 doubles), so that a warp's rows stay in L1 while its threads walk them, with a shallow tree.
 inline constexpr std::int64_t along_lane_bytes = 64;
+/// A device thread that owns short outputs whole takes up to this many of them (a team's width apart), so that it
+/// reads about along_lane_bytes of the first input, their loads in flight together.
+inline constexpr int along_thread_outputs = 16;
+/// ... and at least this many, or one: two a thread read no faster than one (docs/engine.md).
+inline constexpr int along_thread_outputs_min = 4;
 /// A host tile covers about this many elements (host_tile_items of the full reduction: a fixed length, so the
 /// partial results do not depend on the thread count).
 inline constexpr std::int64_t along_host_tile_items = 16384;
@@ -60,10 +68,12 @@ struct AlongLanes {
   std::int64_t outputs = 0, length = 0, slice_length = 0, slices = 1;
   int block_outputs = 1, reduce_lanes = 1;
   bool outer = false;
+  int thread_outputs = 1;  ///< device: outputs a thread owns whole, the team's width apart (one slice, one lane)
 
   /// Where device thread `rank` of team `team` works: team t holds block t / slices over slice t % slices; the
   /// thread sits at output rank % block_outputs of the block (outer: adjacent threads, adjacent outputs) or
-  /// rank / reduce_lanes (inner), and reads every reduce_lanes-th element of the slice from its lane.
+  /// rank / reduce_lanes (inner), and reads every reduce_lanes-th element of the slice from its lane. With
+  /// thread_outputs > 1 it owns outputs rank, rank + team size, ... of the block.
   struct Place {
     std::int64_t output, slice, first, last;  ///< elements first, first + reduce_lanes, ... below last
     int block_output, lane;
@@ -105,6 +115,7 @@ struct AlongPlan {
   int step_dim = 0;          ///< the dimension along which a thread's step reads consecutive elements
   int block_outputs = 1;     ///< consecutive outputs (flat, innermost kept dimension first) of one team or tile
   int reduce_lanes = 1;      ///< device: threads on one output's elements (block_outputs * reduce_lanes threads)
+  int thread_outputs = 1;    ///< device: short outputs a thread owns whole (block_outputs = team_size * this)
   std::int64_t slices = 1;   ///< parts of each output's elements in separate teams or tiles (1: no second kernel)
   std::int64_t slice_length = 0;  ///< elements of one slice (the last may be shorter)
   std::int64_t blocks = 0;        ///< blocks of block_outputs outputs
@@ -115,7 +126,7 @@ struct AlongPlan {
   bool device = false;            ///< planned for a device's kernel
 
   AlongLanes lanes() const {
-    return {outputs, length, slice_length, slices, block_outputs, reduce_lanes, outer};
+    return {outputs, length, slice_length, slices, block_outputs, reduce_lanes, outer, thread_outputs};
   }
 };
 
