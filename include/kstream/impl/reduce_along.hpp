@@ -170,25 +170,20 @@ struct DeviceAlongTiles : AlongCommon<Acc, Reducer, Finish, Step, R> {
           acc[s] = this->r(acc[s], here.template element<Acc>(j + s * by, loaded[s], Seq{}));
       }
       for (; j < last; j += by) acc[0] = this->r(acc[0], here.template element<Acc>(j, here.load(j, Seq{}), Seq{}));
-    } else if constexpr (Several) {
-      for (; j + (InFlight - 1) * by < last; j += InFlight * by) {
-        std::int64_t offset[InFlight][K + 1];
-        typename Step::Elements loaded[InFlight];
-        KSTREAM_DEVICE_UNROLL
-        for (int s = 0; s < InFlight; ++s) coordinates.offsets(std::uint32_t(j + s * by), 0, reduced, offset[s]);
-        KSTREAM_DEVICE_UNROLL
-        for (int s = 0; s < InFlight; ++s) loaded[s] = moved(here, offset[s]).load(0, Seq{});
-        KSTREAM_DEVICE_UNROLL
-        for (int s = 0; s < InFlight; ++s)
-          acc[s] = this->r(acc[s], moved(here, offset[s]).template element<Acc>(0, loaded[s], Seq{}));
-      }
-      for (; j < last; j += by) {
-        std::int64_t offset[K + 1];
-        coordinates.offsets(std::uint32_t(j), 0, reduced, offset);
-        const Step element = moved(here, offset);
-        acc[0] = this->r(acc[0], element.template element<Acc>(0, element.load(0, Seq{}), Seq{}));
-      }
     } else {
+      if constexpr (Several) {
+        for (; j + (InFlight - 1) * by < last; j += InFlight * by) {
+          std::int64_t offset[InFlight][K + 1];
+          typename Step::Elements loaded[InFlight];
+          KSTREAM_DEVICE_UNROLL
+          for (int s = 0; s < InFlight; ++s) coordinates.offsets(std::uint32_t(j + s * by), 0, reduced, offset[s]);
+          KSTREAM_DEVICE_UNROLL
+          for (int s = 0; s < InFlight; ++s) loaded[s] = moved(here, offset[s]).load(0, Seq{});
+          KSTREAM_DEVICE_UNROLL
+          for (int s = 0; s < InFlight; ++s)
+            acc[s] = this->r(acc[s], moved(here, offset[s]).template element<Acc>(0, loaded[s], Seq{}));
+        }
+      }
       for (; j < last; j += by) {
         std::int64_t offset[K + 1];
         coordinates.offsets(std::uint32_t(j), 0, reduced, offset);
