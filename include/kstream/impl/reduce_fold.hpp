@@ -1,9 +1,12 @@
 #pragma once
-// The folds of a device reduction's partial results (kstream/impl/reduce_kernel.hpp's second launch): by one team,
-// or by Kokkos' parallel_reduce over many (plan.hpp: one_team_fold_partials); a host reduction's, in tile order.
-// Each folds in an order fixed for a given count and device, so a reduction gives the same bits on every run.
+// The folds of partial results. A full reduction's (kstream/impl/reduce_kernel.hpp's second launch): on a device by
+// one team, or by Kokkos' parallel_reduce over many (plan.hpp: one_team_fold_partials); on a host in tile order. A
+// reduction along dimensions' (kstream/impl/reduce_along.hpp): each output's slices, and a device team's lanes of an
+// output (fold_team_lanes, also the tile kernel's last step). Each folds in an order fixed for a given count and
+// device, so a reduction gives the same bits on every run.
 #include <Kokkos_Core.hpp>
 #include <cstdint>
+#include <kstream/impl/index_math.hpp>
 #include <kstream/impl/plan.hpp>
 #include <kstream/impl/pragmas.hpp>
 #include <kstream/impl/reduce_step.hpp>
@@ -77,6 +80,73 @@ struct FoldPartials {
   Result result;
   void operator()(std::int64_t) const {
     result() = from_accumulator<typename Result::value_type>(fold(r, partials, tiles));
+  }
+};
+
+/// The values of a device team's outputs, `lanes` threads each (thread block_output * lanes + lane), folded
+/// pairwise in a fixed tree in team scratch (team_size values of Acc): the output's value, in every thread.
+template <class ExecSpace, class Acc, class Reducer, class Member>
+KOKKOS_INLINE_FUNCTION Acc fold_team_lanes(const Member& team, const Reducer& r, Acc value, int block_output, int lane,
+                                           int lanes) {
+  using Shared = Kokkos::View<Acc*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  const Shared shared(team.team_scratch(0), team.team_size());
+  const int slot = block_output * lanes + lane;
+  shared(slot) = value;
+  team.team_barrier();
+  for (int half = lanes / 2; half > 0; half /= 2) {
+    if (lane < half) shared(slot) = r(shared(slot), shared(slot + half));
+    team.team_barrier();
+  }
+  return shared(block_output * lanes);
+}
+
+/// The second kernel of a sliced reduction: output o's partial results folded into the result. Host: one output
+/// an index, its partials in slice order. Device teams: `lanes` threads an output (team_size / lanes outputs a team),
+/// each folding every lanes-th partial from its lane into device_in_flight accumulators (their loads go out
+/// together), then the lanes in a fixed tree (fold_team_lanes): a fixed order for a given plan.
+template <class ExecSpace, class Acc, class Reducer, class Finish, class R>
+struct FoldAlong {
+  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  Reducer r;
+  Finish finish;
+  Strides<1> result_at;  ///< the result's offsets over the kept dimensions
+  const Acc* partials;
+  std::int64_t slices;
+  R* result;
+  std::int64_t outputs = 0;  ///< device teams: the outputs
+  int lanes = 1;             ///< device teams: threads on one output's partials
+
+  KOKKOS_INLINE_FUNCTION void write(std::int64_t o, Acc acc) const {
+    std::int64_t at[1];
+    result_at.offsets(o, at);
+    result[at[0]] = from_accumulator<R>(finish(acc));
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t o) const {
+    Acc acc = partials[o * slices];
+    for (std::int64_t s = 1; s < slices; ++s) acc = r(acc, partials[o * slices + s]);
+    write(o, acc);
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+    constexpr int InFlight = device_in_flight;
+    const int lane = team.team_rank() % lanes, block_output = team.team_rank() / lanes;
+    const std::int64_t o = std::int64_t(team.league_rank()) * (team.team_size() / lanes) + block_output;
+    Acc acc[InFlight];
+    KSTREAM_DEVICE_UNROLL
+    for (int k = 0; k < InFlight; ++k) acc[k] = r.template identity<Acc>();
+    if (o < outputs) {
+      const Acc* mine = partials + o * slices;
+      std::int64_t s = lane;
+      for (; s + (InFlight - 1) * lanes < slices; s += InFlight * lanes) {
+        KSTREAM_DEVICE_UNROLL
+        for (int k = 0; k < InFlight; ++k) acc[k] = r(acc[k], mine[s + k * lanes]);
+      }
+      for (; s < slices; s += lanes) acc[0] = r(acc[0], mine[s]);
+    }
+    Acc value = acc[0];
+    KSTREAM_DEVICE_UNROLL
+    for (int k = 1; k < InFlight; ++k) value = r(value, acc[k]);
+    if (lanes > 1) value = fold_team_lanes<ExecSpace>(team, r, value, block_output, lane, lanes);
+    if (lane == 0 && o < outputs) write(o, value);
   }
 };
 
