@@ -17,10 +17,31 @@ namespace kstream::impl {
 /// Threads of the team that folds a two-launch device reduction's partial results (at most the device's).
 inline constexpr int device_fold_threads = 1024;
 
+/// from[first], from[first + step], ... below `count` folded into device_in_flight accumulators (their loads go out
+/// together), then those in order: one thread's share of a device fold, in an order fixed by first, step and count.
+template <class Acc, class Reducer>
+KOKKOS_INLINE_FUNCTION Acc fold_in_flight(const Reducer& r, const Acc* from, std::int64_t first, std::int64_t step,
+                                          std::int64_t count) {
+  constexpr int InFlight = device_in_flight;
+  Acc acc[InFlight];
+  KSTREAM_DEVICE_UNROLL
+  for (int k = 0; k < InFlight; ++k) acc[k] = r.template identity<Acc>();
+  std::int64_t t = first;
+  for (; t + (InFlight - 1) * step < count; t += InFlight * step) {
+    KSTREAM_DEVICE_UNROLL
+    for (int k = 0; k < InFlight; ++k) acc[k] = r(acc[k], from[t + k * step]);
+  }
+  for (; t < count; t += step) acc[0] = r(acc[0], from[t]);
+  Acc value = acc[0];
+  KSTREAM_DEVICE_UNROLL
+  for (int k = 1; k < InFlight; ++k) value = r(value, acc[k]);
+  return value;
+}
+
 /// The device partials folded by one team (the second of two launches): each thread folds every threads-th partial
-/// from its rank into device_in_flight accumulators (their loads go out together), the team folds the threads'
-/// values (Kokkos' team_reduce: a fixed order for a given team size and device), and its first thread writes the
-/// value into `into`, as the result's type (a rank-0 view) or as Acc (Acc*: device memory the caller copies from).
+/// from its rank (fold_in_flight), the team folds the threads' values (Kokkos' team_reduce: a fixed order for a
+/// given team size and device), and its first thread writes the value into `into`, as the result's type (a rank-0
+/// view) or as Acc (Acc*: device memory the caller copies from).
 template <class ExecSpace, class Acc, class Reducer, class Into>
 struct FoldPartialsInOneTeam {
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
@@ -30,20 +51,7 @@ struct FoldPartialsInOneTeam {
   Into into;
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
-    constexpr int InFlight = device_in_flight;
-    const std::int64_t threads = team.team_size();
-    Acc acc[InFlight];
-    KSTREAM_DEVICE_UNROLL
-    for (int k = 0; k < InFlight; ++k) acc[k] = r.template identity<Acc>();
-    std::int64_t t = team.team_rank();
-    for (; t + (InFlight - 1) * threads < count; t += InFlight * threads) {
-      KSTREAM_DEVICE_UNROLL
-      for (int k = 0; k < InFlight; ++k) acc[k] = r(acc[k], partials[t + k * threads]);
-    }
-    for (; t < count; t += threads) acc[0] = r(acc[0], partials[t]);
-    Acc mine = acc[0];
-    KSTREAM_DEVICE_UNROLL
-    for (int k = 1; k < InFlight; ++k) mine = r(mine, acc[k]);
+    Acc mine = fold_in_flight(r, partials, team.team_rank(), team.team_size(), count);
     team.team_reduce(KokkosReducer<Reducer, Acc, Kokkos::HostSpace>(r, mine));
     if (team.team_rank() == 0) {
       if constexpr (std::is_pointer_v<Into>) {
@@ -100,10 +108,10 @@ KOKKOS_INLINE_FUNCTION Acc fold_team_lanes(const Member& team, const Reducer& r,
   return shared(block_output * lanes);
 }
 
-/// The second kernel of a sliced reduction: output o's partial results folded into the result. Host: one output
-/// an index, its partials in slice order. Device teams: `lanes` threads an output (team_size / lanes outputs a team),
-/// each folding every lanes-th partial from its lane into device_in_flight accumulators (their loads go out
-/// together), then the lanes in a fixed tree (fold_team_lanes): a fixed order for a given plan.
+/// The second kernel of a sliced reduction: output o's partial results folded into the result. Host: one output an
+/// index, its partials in slice order. Device teams: `lanes` threads an output (team_size / lanes outputs a team), each
+/// folding every lanes-th partial from its lane (fold_in_flight), then the lanes in a fixed tree (fold_team_lanes): a
+/// fixed order for a given plan.
 template <class ExecSpace, class Acc, class Reducer, class Finish, class R>
 struct FoldAlong {
   using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
@@ -127,24 +135,10 @@ struct FoldAlong {
     write(o, acc);
   }
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
-    constexpr int InFlight = device_in_flight;
     const int lane = team.team_rank() % lanes, block_output = team.team_rank() / lanes;
     const std::int64_t o = std::int64_t(team.league_rank()) * (team.team_size() / lanes) + block_output;
-    Acc acc[InFlight];
-    KSTREAM_DEVICE_UNROLL
-    for (int k = 0; k < InFlight; ++k) acc[k] = r.template identity<Acc>();
-    if (o < outputs) {
-      const Acc* mine = partials + o * slices;
-      std::int64_t s = lane;
-      for (; s + (InFlight - 1) * lanes < slices; s += InFlight * lanes) {
-        KSTREAM_DEVICE_UNROLL
-        for (int k = 0; k < InFlight; ++k) acc[k] = r(acc[k], mine[s + k * lanes]);
-      }
-      for (; s < slices; s += lanes) acc[0] = r(acc[0], mine[s]);
-    }
-    Acc value = acc[0];
-    KSTREAM_DEVICE_UNROLL
-    for (int k = 1; k < InFlight; ++k) value = r(value, acc[k]);
+    Acc value = r.template identity<Acc>();
+    if (o < outputs) value = fold_in_flight(r, partials + o * slices, lane, lanes, slices);
     if (lanes > 1) value = fold_team_lanes<ExecSpace>(team, r, value, block_output, lane, lanes);
     if (lane == 0 && o < outputs) write(o, value);
   }
