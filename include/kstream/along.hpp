@@ -204,8 +204,7 @@ template <AlongKernel Kernel = AlongKernel::natural, class Sink, class ExecSpace
 void transform_reduce_along_to(const Sink& sink, const ExecSpace& exec, const along& dims, const Result& result,
                                const Reducer& reduce, const Op& op, const Views&... views) {
   static_assert(sizeof...(Views) >= 1 && sizeof...(Views) <= 8, "kstream::transform_reduce: give 1 to 8 views");
-  (static_check_view<ExecSpace, Views>(), ...);
-  check_reduce_inputs("kstream::transform_reduce", input_names, views...);
+  check_reduce_inputs<ExecSpace>("kstream::transform_reduce", input_names, views...);
   using Value = decltype(op(std::declval<typename Views::value_type>()...));
   if constexpr (carries_index_v<Reducer>) {
     using Acc = ValueIndex<accumulator_t<Value>>;
@@ -243,11 +242,9 @@ void fused_transform_reduce_along_to(const Sink& sink, const ExecSpace& exec, co
   using Value =
       decltype(reduce_op(std::declval<typename OutView::value_type>(), std::declval<typename Views::value_type>()...));
   using Acc = accumulator_t<Value>;
-  static constexpr const char* names[] = {"input 0", "input 1", "input 2", "input 3", "input 4",
-                                          "input 5", "input 6", "input 7", "out"};
   const char* step_names[sizeof...(Views) + 1];
-  for (std::size_t k = 0; k < sizeof...(Views); ++k) step_names[k] = names[k];
-  step_names[sizeof...(Views)] = names[8];
+  for (std::size_t k = 0; k < sizeof...(Views); ++k) step_names[k] = input_names[k];
+  step_names[sizeof...(Views)] = "out";
   run_along<Acc, Kernel>(
       sink, "kstream::transform_reduce", "kstream::transform_reduce[fused along]", exec, dims, reduce, KeepValue{},
       [&](const AlongPlan& p, const Operand&) {
@@ -264,10 +261,8 @@ void dot_along_to(const Sink& sink, const ExecSpace& exec, const along& dims, co
                   const Result& result) {
   static_assert(std::is_same_v<typename XView::non_const_value_type, typename YView::non_const_value_type>,
                 "kstream::dot: x and y must hold the same value type");
-  static_check_view<ExecSpace, XView>();
-  static_check_view<ExecSpace, YView>();
   static constexpr const char* names[] = {"x", "y"};
-  check_reduce_inputs("kstream::dot", names, x, y);
+  check_reduce_inputs<ExecSpace>("kstream::dot", names, x, y);
   using T = typename XView::non_const_value_type;
   using Acc = accumulator_t<T>;
   run_along<Acc, AlongKernel::natural>(

@@ -81,9 +81,11 @@ struct DotProduct {
   }
 };
 
-/// The inputs of a reduction all have the first one's extents (and rank).
-template <class View, class... Views>
+/// The inputs of a reduction: views that ExecSpace reads, all of the first one's extents (and rank).
+template <class ExecSpace, class View, class... Views>
 void check_reduce_inputs(const char* op, Names names, const View& first, const Views&... rest) {
+  static_check_view<ExecSpace, View>();
+  (static_check_view<ExecSpace, Views>(), ...);
   static_check_same_rank<View, Views...>();
   const Operand operands[] = {operand_of(first), operand_of(rest)...};
   const ViewLabel labels[] = {view_label(first), view_label(rest)...};
@@ -167,8 +169,7 @@ void transform_reduce_to(const Sink& sink, const ExecSpace& exec, const Result& 
   if constexpr (carries_index_v<Reducer>) {
     transform_reduce_all_to(sink, exec, result, reduce, op, views...);
   } else {
-    (static_check_view<ExecSpace, Views>(), ...);
-    check_reduce_inputs("kstream::transform_reduce", input_names, views...);
+    check_reduce_inputs<ExecSpace>("kstream::transform_reduce", input_names, views...);
     using Value = decltype(op(std::declval<typename Views::value_type>()...));
     using Acc = accumulator_t<Value>;
     run_reduce<Acc>(
@@ -230,10 +231,8 @@ void dot_to(const Sink& sink, const ExecSpace& exec, const XView& x, const YView
   static_assert(std::is_same_v<typename XView::non_const_value_type, typename YView::non_const_value_type>,
                 "kstream::dot: x and y must hold the same value type");
   if constexpr (!std::is_pointer_v<Result>) static_check_result<ExecSpace, Result>();
-  static_check_view<ExecSpace, XView>();
-  static_check_view<ExecSpace, YView>();
   static constexpr const char* names[] = {"x", "y"};
-  check_reduce_inputs("kstream::dot", names, x, y);
+  check_reduce_inputs<ExecSpace>("kstream::dot", names, x, y);
   using T = typename XView::non_const_value_type;
   using Acc = accumulator_t<T>;
   run_reduce<Acc>(
