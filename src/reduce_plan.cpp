@@ -215,6 +215,7 @@ RowPlan plan_rows(const RowFacts& f, const ReducedDims& dims, const Operand* ope
   const int w = elements_per_pack(element_bytes);
   if (p.on_chip) {
     p.held = p.length;
+    p.copied = f.async_copies && !p.outer && p.length * element_bytes >= row_copy_bytes;
   } else if (!p.outer && block == 1 && g.reduced == 1 && g.stride(operands[0], 0) == 1 && w > 1) {
     // x's slice adjacent (read in packs): the first whole packs that fit stay on chip, the rest is read twice
     p.held = std::max<std::int64_t>(0, (f.scratch_bytes - states - 2 * pack_bytes) / pack_bytes) * w;

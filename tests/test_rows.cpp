@@ -391,7 +391,7 @@ TEST(RowPlanTest, DeviceFactsChooseOneReadWhereTheSliceFits) {
     dims.dims[dims.count++] = 1;
     return impl::plan_rows(f, dims, operands, 2, bytes, 16, "test");
   };
-  const impl::RowFacts h200{true, 32, 1024, 48 * 1024 - 8216}, mi250x{true, 64, 1024, 64 * 1024 - 16 * 1024};
+  const impl::RowFacts h200{true, 32, 1024, 48 * 1024 - 8216, 1, true}, mi250x{true, 64, 1024, 64 * 1024 - 16 * 1024};
   for (const auto& f : {h200, mi250x}) {
     for (const std::int64_t n : {256, 1024, 4096, 8192}) {
       const auto p = plan(f, 4096, n, true, 4);
@@ -419,6 +419,13 @@ TEST(RowPlanTest, DeviceFactsChooseOneReadWhereTheSliceFits) {
                                                    {512, 2, 16, 16},
                                                    {1024, 2, 16, 32}})
       EXPECT_EQ(plan(f, 4096, n, true, bytes).lanes, f.warp == 32 ? warp32 : warp64) << n << " x " << bytes << " bytes";
+    // Slices on chip of at least row_copy_bytes copied into scratch at once where the device copies without
+    // registers (CUDA), never the shorter ones, the two-read ones or on MI250X facts.
+    for (const auto& [n, bytes] :
+         {std::pair{256, 4}, {512, 4}, {1024, 4}, {8192, 4}, {1024, 2}, {2048, 2}, {12672, 2}})
+      EXPECT_EQ(plan(f, 4096, n, true, bytes).copied, f.async_copies && n * bytes >= 4096) << n << " x " << bytes;
+    EXPECT_FALSE(plan(f, 4096, 131072, true, 4).copied);
+    EXPECT_FALSE(plan(f, 8192, 8192, false, 4).copied) << "outer";
     EXPECT_FALSE(plan(f, 4096, 131072, true, 4).on_chip);  // two reads
     EXPECT_EQ(plan(f, 4096, 8192, true, 4).held, 8192);    // on chip: the whole slice
     // Slices longer than scratch keep their first whole packs there, as many as fit (floats and doubles, the

@@ -126,6 +126,9 @@ void transform_rows_to(const Sink& sink, const char* op_name, const ExecSpace& e
   if constexpr (device) {
     facts.warp = Kokkos::TeamPolicy<ExecSpace>::vector_length_max();
     facts.scratch_bytes = Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0);
+#ifdef KOKKOS_ENABLE_CUDA
+    facts.async_copies = std::is_same_v<ExecSpace, Kokkos::Cuda>;
+#endif
   } else {
     facts.threads = exec.concurrency();
     facts.warp = 1;

@@ -177,6 +177,10 @@ inline constexpr int row_in_flight = 4;
 /// warp where one round would take more (each thread of a slice pays its fixed work, the tree and the row's
 /// constants; below half a warp the rounds cost more: docs/engine.md).
 inline constexpr int row_rounds = 2;
+/// Device: a slice held on chip of at least this many bytes has x's whole packs copied into scratch at once where
+/// the device copies without registers (RowFacts::async_copies; shorter slices read from L2 paid the extra scratch
+/// pass: docs/engine.md).
+inline constexpr std::int64_t row_copy_bytes = 4096;
 
 /// Facts of the space a row operation runs on.
 struct RowFacts {
@@ -185,6 +189,7 @@ struct RowFacts {
   int team_max = row_team_max;      ///< device: the largest team (a power of two, at least warp)
   std::int64_t scratch_bytes = 0;   ///< device: team scratch a team may take
   int threads = 1;                  ///< host: the space's concurrency
+  bool async_copies = false;        ///< device: copies from memory into team scratch that hold no registers (CUDA)
 };
 
 /// How a row operation runs. Device: a team holds team_size / lanes consecutive slices (flat, innermost kept
@@ -196,6 +201,7 @@ struct RowPlan {
   std::int64_t length = 0;         ///< elements of a slice
   bool outer = false;              ///< device: x's unit stride runs along the kept dimensions
   bool on_chip = false;            ///< device: the slices read once, into team scratch
+  bool copied = false;             ///< device: on chip, x's packs copied into scratch at once, then folded from there
   std::int64_t held = 0;           ///< device: a slice's elements kept in team scratch from pass 1 to pass 2: length
                                    ///< on chip; else, where x's slice is adjacent, the first whole packs that fit
                                    ///< (the rest read twice); else 0

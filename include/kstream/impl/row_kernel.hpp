@@ -10,6 +10,8 @@
 //     (below its stride along the reduced ones)            others sharing their elements; two reads
 //   device, the slice fits in team scratch               on chip: a team per slice; pass 1 reads each element
 //                                                        from memory into scratch, pass 2 reads scratch: one read
+//                                                        (CUDA, slices of row_copy_bytes: x's packs copied into
+//                                                        scratch at once by cp.async, then folded from there)
 //   device, otherwise                                    a team per slice, two reads (the second mostly from L2);
 //                                                        where x's slice is adjacent, its first whole packs that
 //                                                        fit stay in scratch (Partial: a kernel of its own)
@@ -102,7 +104,7 @@ struct RowKernel : HeldElements<Partial> {
   std::int64_t length = 0, slices = 0;
   std::int64_t block = 1;  ///< host: adjacent slices a thread takes
   int lanes = 1;           ///< device: threads per slice
-  bool outer = false, on_chip = false, streaming_stores = false;
+  bool outer = false, on_chip = false, copied = false, streaming_stores = false;
   bool packed = false;  ///< device: a slice's elements adjacent in x, read in 16-byte packs
 
   /// The kernel of plan p over `operands` (x, out, the parameters) at x_, out_ and parameters_.
@@ -110,7 +112,7 @@ struct RowKernel : HeldElements<Partial> {
             O* out_, const P*... parameters_)
       : HeldElements<Partial>(p.held), stat(stat_), op(op_), x(x_), out(out_), parameters{parameters_...},
         reduced(p.geometry.reduced), length(p.length), slices(p.slices), block(p.block), lanes(p.lanes),
-        outer(p.outer), on_chip(p.on_chip), streaming_stores(p.streaming_stores) {
+        outer(p.outer), on_chip(p.on_chip), copied(p.copied), streaming_stores(p.streaming_stores) {
     Geometry table = p.geometry;  // one reduced dimension may be 2^31 long or more: offsets along it are 64-bit
     if (reduced == 1) table.extents[0] = 1;
     coordinates = Coordinates<K, max_rank>(table, operands, 0);
@@ -203,6 +205,23 @@ struct RowKernel : HeldElements<Partial> {
     const std::int64_t off = std::int64_t(reinterpret_cast<std::uintptr_t>(at) % (W * sizeof(E)) / sizeof(E));
     return Kokkos::min(off == 0 ? 0 : W - off, length);
   }
+  /// CUDA (compute capability 8.0 and up): packs first, first + by, ... of `from` copied into `to` by cp.async, all
+  /// in flight at once with no registers held, then awaited (the thread reads only its own packs back); returns
+  /// `to`. Elsewhere copies nothing and returns `from`.
+  KOKKOS_INLINE_FUNCTION const V* copy_packs(const V* from, [[maybe_unused]] std::int64_t packs,
+                                             [[maybe_unused]] std::int64_t first, [[maybe_unused]] std::int64_t by,
+                                             [[maybe_unused]] V* to) const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    for (std::int64_t i = first; i < packs; i += by) {
+      const auto at = static_cast<unsigned>(__cvta_generic_to_shared(to + i));
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(at), "l"(from + i) : "memory");
+    }
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+    return to;
+#else
+    return from;
+#endif
+  }
   /// Pass 1 over a slice adjacent in x (packed): its whole packs, InFlight at once, then the elements before and
   /// after them; into `cache` where given (its element `head` starts a pack). A statistic with add_run folds a
   /// group of packs with it, from registers (fewer instructions an element than add's merge), into one state.
@@ -213,7 +232,11 @@ struct RowKernel : HeldElements<Partial> {
     KSTREAM_DEVICE_UNROLL
     for (int l = 0; l < InFlight; ++l) s[l] = initial;
     const std::int64_t packs = (length - head) / W, tail = head + packs * W;
-    const V* in = reinterpret_cast<const V*>(x + base[0] + head);
+    const V* const from = reinterpret_cast<const V*>(x + base[0] + head);
+    const V* in = from;
+    if (!Partial && copied && cache != nullptr)
+      in = copy_packs(from, packs, first, by, reinterpret_cast<V*>(cache + head));
+    const bool store = cache != nullptr && in == from;  // (not copied: each pack stored as it is folded)
     for (std::int64_t i = first; i < packs; i += InFlight * by) {
       V v[InFlight];
       KSTREAM_DEVICE_UNROLL
@@ -221,7 +244,7 @@ struct RowKernel : HeldElements<Partial> {
         if (i + l * by < packs) v[l] = in[i + l * by];
       KSTREAM_DEVICE_UNROLL
       for (int l = 0; l < InFlight; ++l)
-        if (cache != nullptr && i + l * by < packs && (!Partial || i + l * by < kept(packs)))
+        if (store && i + l * by < packs && (!Partial || i + l * by < kept(packs)))
           reinterpret_cast<V*>(cache + head)[i + l * by] = v[l];
       if constexpr (has_add_run_v<Stat, State, T>) {  // the statistic's own loop, over the packs in registers
         if (i + (InFlight - 1) * by < packs) {
