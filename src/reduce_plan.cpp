@@ -213,11 +213,12 @@ RowPlan plan_rows(const RowFacts& f, const ReducedDims& dims, const Operand* ope
   const std::int64_t states = rounded(std::int64_t(p.team_size) * state_bytes);
   p.on_chip = cache(p.length) + states <= f.scratch_bytes;
   const int w = elements_per_pack(element_bytes);
+  const bool packed = !p.outer && g.reduced == 1 && g.stride(operands[0], 0) == 1 && w > 1;  // x's slice adjacent
   if (p.on_chip) {
     p.held = p.length;
-    p.copied = f.async_copies && !p.outer && p.length * element_bytes >= row_copy_bytes;
-  } else if (!p.outer && block == 1 && g.reduced == 1 && g.stride(operands[0], 0) == 1 && w > 1) {
-    // x's slice adjacent (read in packs): the first whole packs that fit stay on chip, the rest is read twice
+    p.copied = f.async_copies && packed && p.length * element_bytes >= row_copy_bytes;
+  } else if (packed && block == 1) {
+    // the first whole packs that fit stay on chip, the rest is read twice
     p.held = std::max<std::int64_t>(0, (f.scratch_bytes - states - 2 * pack_bytes) / pack_bytes) * w;
   }
   p.scratch_bytes = (p.held > 0 ? cache(p.held) : 0) + states;

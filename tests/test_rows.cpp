@@ -391,7 +391,8 @@ TEST(RowPlanTest, DeviceFactsChooseOneReadWhereTheSliceFits) {
     dims.dims[dims.count++] = 1;
     return impl::plan_rows(f, dims, operands, 2, bytes, 16, "test");
   };
-  const impl::RowFacts h200{true, 32, 1024, 48 * 1024 - 8216, 1, true}, mi250x{true, 64, 1024, 64 * 1024 - 16 * 1024};
+  const impl::RowFacts h200{true, 32, 1024, 48 * 1024 - 8216, 1, true};
+  const impl::RowFacts mi250x{true, 64, 1024, 64 * 1024 - 16 * 1024};
   for (const auto& f : {h200, mi250x}) {
     for (const std::int64_t n : {256, 1024, 4096, 8192}) {
       const auto p = plan(f, 4096, n, true, 4);

@@ -201,7 +201,7 @@ struct RowPlan {
   std::int64_t length = 0;         ///< elements of a slice
   bool outer = false;              ///< device: x's unit stride runs along the kept dimensions
   bool on_chip = false;            ///< device: the slices read once, into team scratch
-  bool copied = false;             ///< device: on chip, x's packs copied into scratch at once, then folded from there
+  bool copied = false;             ///< device: on chip and x's slice adjacent: its packs copied into scratch at once
   std::int64_t held = 0;           ///< device: a slice's elements kept in team scratch from pass 1 to pass 2: length
                                    ///< on chip; else, where x's slice is adjacent, the first whole packs that fit
                                    ///< (the rest read twice); else 0
