@@ -7,7 +7,7 @@
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 #include <kstream/along.hpp>            // accumulator_t
-#include <kstream/impl/row_kernel.hpp>  // compute_t, compute_value
+#include <kstream/impl/row_values.hpp>  // compute_t, compute_value
 #include <type_traits>
 
 namespace kstream {

@@ -5,6 +5,7 @@
 //   plan (plan_rows in src/reduce_plan.cpp)             runs
 //   host, every operand's slice adjacent in memory       a block of adjacent slices a thread: slice s written
 //                                                        while slice s + 1 is read, a piece of each in turn
+//                                                        (adjacent_slices, kstream/impl/row_host.hpp)
 //   host, otherwise                                      a slice at a time, one element at a time
 //   device, x's unit stride along the kept dimensions     outer: a warp's threads on adjacent slices, the team's
 //     (below its stride along the reduced ones)            others sharing their elements; two reads
@@ -28,6 +29,8 @@
 #include <kstream/impl/pack.hpp>
 #include <kstream/impl/reduce_plan.hpp>
 #include <kstream/impl/reduce_step.hpp>  // from_accumulator
+#include <kstream/impl/row_host.hpp>
+#include <kstream/impl/row_values.hpp>
 #include <kstream/impl/slots.hpp>
 #include <kstream/impl/store_policy.hpp>
 #include <kstream/low_precision.hpp>
@@ -36,40 +39,6 @@
 #include <utility>
 
 namespace kstream::impl {
-
-/// What an element is computed in: double for double, float for float and the 16-bit types.
-template <class T>
-using compute_t = std::conditional_t<std::is_same_v<std::remove_cv_t<T>, double>, double, float>;
-
-/// x as compute_t (16-bit types through float).
-template <class V>
-KOKKOS_FORCEINLINE_FUNCTION compute_t<V> compute_value(V v) {
-  if constexpr (is_low_precision_v<V>) {
-    return to_float(v);
-  } else {
-    return compute_t<V>(v);
-  }
-}
-
-/// Whether a statistic has its own loop over adjacent elements (add_run), and a start from a slice's first element
-/// (traits at namespace scope: nvcc 13 rejects these requires-expressions inside the kernel's member templates).
-template <class Stat, class State, class T>
-inline constexpr bool has_add_run_v = requires(const Stat& stat, State& s, const T* x, std::int64_t n) {
-  stat.add_run(s, x, n);
-};
-template <class Stat, class T>
-inline constexpr bool has_start_v = requires(const Stat& stat, compute_t<T> c) { stat.template start<T>(c); };
-
-/// The statistics of a slice as an op sees them: op.row(state) where the op has it (a row's constants, computed
-/// once), else the state.
-template <class Op, class State>
-KOKKOS_INLINE_FUNCTION auto row_constants(const Op& op, const State& s) {
-  if constexpr (requires { op.row(s); }) {
-    return op.row(s);
-  } else {
-    return s;
-  }
-}
 
 /// A Partial row kernel's elements of a slice kept in team scratch (RowPlan::held); the other kernels have no such
 /// field (an empty base), so their code is the same as without Partial kernels.
@@ -348,59 +317,13 @@ struct RowKernel : HeldElements<Partial> {
     bool unit = reduced == 1;
     for (int k = 0; k < K && unit; ++k) unit = along[k] == 1;
     if (unit) {
-      KOKKOS_IF_ON_HOST((return adjacent(from, to, std::index_sequence_for<P...>{});))
+      KOKKOS_IF_ON_HOST((return adjacent_slices(*this, from, to, std::make_index_sequence<sizeof...(P)>{});))
     }
     for (std::int64_t s = from; s < to; ++s) {
       std::int64_t base[K];
       first(s, base);
       write(base, 0, 1, row_constants(op, gather(base, 0, 1, nullptr)), nullptr);
     }
-  }
-
-  /// out = op(x, row, p...) for one element, the row's constants and the op held by value (a reference could
-  /// alias the stores, and would be read again an element).
-  template <class Row>
-  struct Element {
-    Op op;
-    Row row;
-    KOKKOS_FORCEINLINE_FUNCTION O operator()(T v, P... p) const {
-      return from_accumulator<O>(op(compute_value(v), row, compute_value(p)...));
-    }
-  };
-  /// x[from, to) into s: the statistic's own loop over adjacent elements where it has one (it vectorizes).
-  void fold(State& s, const T* slice, std::int64_t from, std::int64_t to) const {
-    if constexpr (has_add_run_v<Stat, State, T>) {
-      stat.add_run(s, slice + from, to - from);
-    } else {
-      for (std::int64_t j = from; j < to; ++j) stat.add(s, compute_value(slice[j]));
-    }
-  }
-  /// Host, every operand's slice adjacent in memory: slice s written while slice s + 1 is read, a piece of each in
-  /// turn, so that memory reads and writes at once, as in a copy (docs/engine.md, "Row operations"). The pieces
-  /// start at multiples of `piece` in every slice: the same sums whatever the block and the alignment.
-  template <std::size_t... I>
-  void adjacent(std::int64_t from, std::int64_t to, std::index_sequence<I...>) const {
-    using Seq = std::index_sequence_for<T, P...>;
-    constexpr std::int64_t piece = 1024;
-    std::int64_t base[K], next[K] = {};
-    first(from, base);
-    State state = start(base);
-    for (std::int64_t j = 0; j < length; j += piece) fold(state, x + base[0], j, Kokkos::min(j + piece, length));
-    for (std::int64_t s = from; s < to; ++s) {
-      const bool more = s + 1 < to;
-      if (more) first(s + 1, next);
-      State following = more ? start(next) : state;
-      const Element<decltype(row_constants(op, state))> element{op, row_constants(op, state)};
-      const Slots<Seq, const T*, const P*...> in{{x + base[0]}, {parameter<I>() + base[2 + I]}...};
-      for (std::int64_t j = 0; j < length; j += piece) {
-        const std::int64_t end = Kokkos::min(j + piece, length);
-        host_elements(element, out + base[1], in, j, end, streaming_stores, Seq{}, more ? x + next[0] : nullptr);
-        if (more) fold(following, x + next[0], j, end);
-      }
-      state = following;
-      for (int k = 0; k < K; ++k) base[k] = next[k];
-    }
-    if (streaming_stores) streaming_store_fence();  // visible at the join
   }
 
   /// Device: team t holds slices t * block, ...; each slice's `lanes` threads fold their states in a fixed tree.
