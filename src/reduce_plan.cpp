@@ -210,7 +210,14 @@ RowPlan plan_rows(const RowFacts& f, const ReducedDims& dims, const Operand* ope
   const auto cache = [&](std::int64_t held) {  // the team's scratch for `held` elements a slice
     return rounded(block * row_cache_span(held, element_bytes) * element_bytes) + pack_bytes;
   };
-  const std::int64_t states = rounded(std::int64_t(p.team_size) * state_bytes);
+  // turned: x's slices run along the kept dimension but out's along the reduced one (a transpose), whose stores
+  // across a warp's slices each take a sector: the team's slices staged in a tile in scratch, stored along out's
+  const std::int64_t tile = rounded(block * row_tile_pitch(p.lanes, operands[1].element_bytes) *
+                                    operands[1].element_bytes) + pack_bytes;
+  std::int64_t states = rounded(std::int64_t(p.team_size) * state_bytes);  // then a turned plan's tile
+  p.turned = p.outer && g.reduced == 1 && g.stride(operands[1], 0) < g.stride(operands[1], 1) &&
+             states + tile <= f.scratch_bytes;
+  if (p.turned) states += tile;
   p.on_chip = cache(p.length) + states <= f.scratch_bytes;
   const int w = elements_per_pack(element_bytes);
   const bool packed = !p.outer && g.reduced == 1 && g.stride(operands[0], 0) == 1 && w > 1;  // x's slice adjacent

@@ -446,6 +446,24 @@ TEST(RowPlanTest, DeviceFactsChooseOneReadWhereTheSliceFits) {
     EXPECT_EQ(columns.held, 0) << "x's slices strided: none held";
     EXPECT_EQ(columns.team_size / columns.lanes, f.warp);  // a warp's threads on adjacent slices
     EXPECT_EQ(columns.team_size, 1024) << "outer: the largest team (few slices fill the device)";
+    EXPECT_FALSE(columns.turned) << "out's slices laid out as x's";
+    for (const int bytes : {2, 4, 8}) {  // x LayoutLeft, out LayoutRight: out's tile of the team's slices in scratch
+      impl::Operand x = impl::flat_operand(0x1000, bytes, 4096, 1);
+      x.rank = 2;
+      x.extents[1] = 4096;
+      x.strides[1] = 4096;
+      impl::Operand out = x;
+      out.address = 0x100000000;
+      out.strides[0] = 4096;
+      out.strides[1] = 1;
+      const impl::Operand operands[] = {x, out};
+      impl::ReducedDims dims;
+      dims.dims[dims.count++] = 1;
+      const auto turned = impl::plan_rows(f, dims, operands, 2, bytes, 16, "test");
+      EXPECT_TRUE(turned.outer && turned.turned) << bytes;
+      EXPECT_GE(turned.scratch_bytes, 2 * turned.team_size * bytes) << "two rounds of the team's threads at least";
+      EXPECT_LE(turned.scratch_bytes, f.scratch_bytes);
+    }
   }
   // SlicesPartlyHeldInScratch: the device kernel on hosts (teams of up to four threads) and an H200's scratch,
   // part of each slice held.

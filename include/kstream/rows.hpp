@@ -137,8 +137,8 @@ void transform_rows_to(const Sink& sink, const char* op_name, const ExecSpace& e
     facts.scratch_bytes = choice.scratch;
   }
   using Team = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
-  using Kernel =
-      RowKernel<Team, T, typename OutView::value_type, Stat, Op, false, typename Params::non_const_value_type...>;
+  using O = typename OutView::value_type;
+  using Kernel = RowKernel<Team, T, O, Stat, Op, RowPath::any, typename Params::non_const_value_type...>;
   const char* label = op_name;
   const RowPlan p = plan_rows(facts, dims.dims(), operands, 2 + int(sizeof...(Params)), int(sizeof(T)),
                               int(sizeof(typename Kernel::State)), label);
@@ -154,12 +154,12 @@ void transform_rows_to(const Sink& sink, const char* op_name, const ExecSpace& e
   }
   Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<row_team_max, 1>> policy(exec, int(p.league), p.team_size);
   policy.set_scratch_size(0, Kokkos::PerTeam(std::size_t(p.scratch_bytes)));
-  if (p.held > 0 && !p.on_chip) {  // part of each slice in scratch: its own kernel (registers)
-    using Partial =
-        RowKernel<Team, T, typename OutView::value_type, Stat, Op, true, typename Params::non_const_value_type...>;
-    sink(label, policy, Partial(stat, op, p, pointers, x.data(), out.data(), params.data()...));
-    return;
-  }
+  const auto path = [&](auto kind) {  // a kernel of its own (registers)
+    using Path = RowKernel<Team, T, O, Stat, Op, decltype(kind)::value, typename Params::non_const_value_type...>;
+    sink(label, policy, Path(stat, op, p, pointers, x.data(), out.data(), params.data()...));
+  };
+  if (p.held > 0 && !p.on_chip) return path(std::integral_constant<RowPath, RowPath::partial>{});  // part in scratch
+  if (p.turned) return path(std::integral_constant<RowPath, RowPath::turned>{});
   sink(label, policy, kernel);
 }
 

@@ -200,6 +200,7 @@ struct RowPlan {
   std::int64_t slices = 0;         ///< the kept extents' product
   std::int64_t length = 0;         ///< elements of a slice
   bool outer = false;              ///< device: x's unit stride runs along the kept dimensions
+  bool turned = false;             ///< device: outer, out's along the reduced dimension (one): pass 2 through tiles
   bool on_chip = false;            ///< device: the slices read once, into team scratch
   bool copied = false;             ///< device: on chip and x's slice adjacent: its packs copied into scratch at once
   std::int64_t held = 0;           ///< device: a slice's elements kept in team scratch from pass 1 to pass 2: length
@@ -212,6 +213,14 @@ struct RowPlan {
   std::int64_t league = 0;         ///< teams (device) or blocks (host)
   std::int64_t scratch_bytes = 0;  ///< device: team scratch per team (the slices if on chip, then the statistics)
 };
+
+/// A turned plan's tile (RowPlan::turned): rounds of a slice's `lanes` threads it holds (two of 8-byte elements:
+/// teams of 1024 then fit in 48 KiB), and the elements a row of it takes, with a pad that puts the next row's first
+/// element in the next bank.
+KOKKOS_INLINE_FUNCTION constexpr int row_tile_rounds(int element_bytes) { return element_bytes > 4 ? 2 : 4; }
+KOKKOS_INLINE_FUNCTION constexpr int row_tile_pitch(int lanes, int element_bytes) {
+  return row_tile_rounds(element_bytes) * lanes + (element_bytes < 4 ? 4 / element_bytes : 1);
+}
 
 /// Elements of team scratch that `length` elements of a slice take: whole packs, and one more pack, so that the
 /// slice's first whole pack in memory starts a pack in scratch too.

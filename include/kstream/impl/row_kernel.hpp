@@ -8,7 +8,9 @@
 //                                                        (adjacent_slices, kstream/impl/row_host.hpp)
 //   host, otherwise                                      a slice at a time, one element at a time
 //   device, x's unit stride along the kept dimensions     outer: a warp's threads on adjacent slices, the team's
-//     (below its stride along the reduced ones)            others sharing their elements; two reads
+//     (below its stride along the reduced ones)            others sharing their elements; two reads (turned: out's
+//                                                        slices adjacent instead, staged in tiles in team scratch
+//                                                        and stored along them: a kernel of its own)
 //   device, the slice fits in team scratch               on chip: a team per slice; pass 1 reads each element
 //                                                        from memory into scratch, pass 2 reads scratch: one read
 //                                                        (CUDA, slices of row_copy_bytes: x's packs copied into
@@ -52,11 +54,14 @@ struct HeldElements<true> {
   explicit HeldElements(std::int64_t h) : held(h) {}
 };
 
-/// The kernel (RowPlan): operands x, out, then the parameters P... (stride 0 on the kept dimensions). Partial: a
-/// slice adjacent in x longer than team scratch keeps its first `held` elements there (RowPlan::held), a kernel of
-/// its own, so that the others keep their registers.
-template <class Team, class T, class O, class Stat, class Op, bool Partial, class... P>
-struct RowKernel : HeldElements<Partial> {
+/// The device kernels apart from the one for every other plan, so that it keeps its registers: a slice adjacent in
+/// x longer than team scratch keeping its first `held` elements there (RowPlan::held), a turned plan's tiles.
+enum class RowPath { any, partial, turned };
+
+/// The kernel (RowPlan): operands x, out, then the parameters P... (stride 0 on the kept dimensions), on path `Path`.
+template <class Team, class T, class O, class Stat, class Op, RowPath Path, class... P>
+struct RowKernel : HeldElements<Path == RowPath::partial> {
+  static constexpr bool Partial = Path == RowPath::partial, Turned = Path == RowPath::turned;
   static constexpr int K = 2 + int(sizeof...(P)), InFlight = row_in_flight, W = elements_per_pack(int(sizeof(T)));
   using C = compute_t<T>;
   using V = Pack<T, W>;
@@ -311,6 +316,44 @@ struct RowKernel : HeldElements<Partial> {
     }
   }
 
+  /// Pass 2 of a turned plan (every thread of the team, s < slices or not: `mine`), through `tile` in team scratch,
+  /// row_tile_rounds of lanes elements of each of the team's slices at a time: each thread computes those of its
+  /// slice (x read across the slices, along its unit stride), then stores lane-wise elements of the slice rank /
+  /// lanes (out written along its unit stride).
+  template <class Row, std::size_t... I>
+  KOKKOS_INLINE_FUNCTION void write_turned(const Team& team, O* tile, int b, int lane, bool mine,
+                                           const std::int64_t (&base)[K], const Row& row, const T* cache,
+                                           std::index_sequence<I...>) const {
+    constexpr int Rounds = row_tile_rounds(int(sizeof(O)));
+    const int rank = team.team_rank(), block = team.team_size() / lanes, width = Rounds * lanes;
+    const int pitch = row_tile_pitch(lanes, int(sizeof(O))), to_b = rank / lanes, to_lane = rank % lanes;
+    const std::int64_t to_s = std::int64_t(team.league_rank()) * block + to_b;
+    std::int64_t to[K] = {};
+    if (to_s < slices) first(to_s, to);
+    for (std::int64_t j0 = 0; j0 < length; j0 += width) {
+      T v[Rounds] = {};  // (read only where loaded)
+      KSTREAM_DEVICE_UNROLL
+      for (int l = 0; l < Rounds; ++l) {
+        const std::int64_t j = j0 + lane + l * lanes;
+        if (mine && j < length) v[l] = cache != nullptr ? cache[j] : x[offset(base, j, 0)];
+      }
+      KSTREAM_DEVICE_UNROLL
+      for (int l = 0; l < Rounds; ++l) {
+        const std::int64_t j = j0 + lane + l * lanes;
+        if (mine && j < length)
+          tile[b * pitch + lane + l * lanes] = from_accumulator<O>(
+              op(compute_value(v[l]), row, compute_value(parameter<I>()[offset(base, j, 2 + I)])...));
+      }
+      team.team_barrier();
+      KSTREAM_DEVICE_UNROLL
+      for (int l = 0; l < Rounds; ++l) {
+        const std::int64_t j = j0 + to_lane + l * lanes;
+        if (to_s < slices && j < length) out[offset(to, j, 1)] = tile[to_b * pitch + to_lane + l * lanes];
+      }
+      team.team_barrier();
+    }
+  }
+
   /// Host: slices [b * block, (b + 1) * block) by one thread.
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t b) const {
     const std::int64_t from = b * block, to = from + block < slices ? from + block : slices;
@@ -346,7 +389,7 @@ struct RowKernel : HeldElements<Partial> {
     }
     if (s >= slices) {
       states[rank] = stat.template identity<T>();
-    } else if (packed) {
+    } else if (!Turned && packed) {
       states[rank] = gather_packs(base, head, lane, lanes, cache);
     } else {
       states[rank] = gather(base, lane, lanes, Partial ? nullptr : cache);  // (Partial: x's slice adjacent)
@@ -356,9 +399,15 @@ struct RowKernel : HeldElements<Partial> {
       if (lane < half) states[rank] = stat(states[rank], states[rank + half * next]);
       team.team_barrier();
     }
+    if constexpr (Turned) {  // (outer)
+      O* const tile = static_cast<O*>(
+          scratch.get_shmem_aligned(std::size_t(block * row_tile_pitch(lanes, int(sizeof(O)))) * sizeof(O), 16));
+      return write_turned(team, tile, b, lane, s < slices, base, row_constants(op, states[rank - lane * next]), cache,
+                          std::index_sequence_for<P...>{});
+    }
     if (s >= slices) return;
     const auto row = row_constants(op, states[rank - lane * next]);
-    if (packed) {
+    if (!Turned && packed) {
       write_packs(base, head, lane, lanes, row, cache, std::index_sequence_for<P...>{});
     } else {
       write(base, lane, lanes, row, Partial ? nullptr : cache);
