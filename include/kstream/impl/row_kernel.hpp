@@ -156,21 +156,24 @@ struct RowKernel : HeldElements<Path == RowPath::partial> {
     return s[0];
   }
 
+  /// Out's element j of a slice from x's, v: op(x, row constants, the parameters' element j).
+  template <class Row>
+  KOKKOS_INLINE_FUNCTION O value(const std::int64_t (&base)[K], std::int64_t j, T v, const Row& row) const {
+    return value(base, j, v, row, std::index_sequence_for<P...>{});
+  }
+  template <class Row, std::size_t... I>
+  KOKKOS_INLINE_FUNCTION O value(const std::int64_t (&base)[K], [[maybe_unused]] std::int64_t j, T v, const Row& row,
+                                 std::index_sequence<I...>) const {
+    return from_accumulator<O>(op(compute_value(v), row, compute_value(parameter<I>()[offset(base, j, 2 + I)])...));
+  }
+
   /// Pass 2: out = op(x, row constants, parameters) over elements first, first + by, ... (x from `cache` where
   /// given).
   template <class Row>
   KOKKOS_INLINE_FUNCTION void write(const std::int64_t (&base)[K], std::int64_t first, std::int64_t by,
                                     const Row& row, const T* cache) const {
-    write(base, first, by, row, cache, std::index_sequence_for<P...>{});
-  }
-  template <class Row, std::size_t... I>
-  KOKKOS_INLINE_FUNCTION void write(const std::int64_t (&base)[K], std::int64_t first, std::int64_t by,
-                                    const Row& row, const T* cache, std::index_sequence<I...>) const {
-    for (std::int64_t j = first; j < length; j += by) {
-      const T v = cache != nullptr ? cache[j] : x[offset(base, j, 0)];
-      out[offset(base, j, 1)] =
-          from_accumulator<O>(op(compute_value(v), row, compute_value(parameter<I>()[offset(base, j, 2 + I)])...));
-    }
+    for (std::int64_t j = first; j < length; j += by)
+      out[offset(base, j, 1)] = value(base, j, cache != nullptr ? cache[j] : x[offset(base, j, 0)], row);
   }
 
   /// Elements before a slice's first whole 16-byte pack at `at` (at most the slice).
@@ -260,9 +263,6 @@ struct RowKernel : HeldElements<Path == RowPath::partial> {
   KOKKOS_INLINE_FUNCTION void write_packs(const std::int64_t (&base)[K], std::int64_t head, std::int64_t first,
                                           std::int64_t by, const Row& row, const T* cache,
                                           std::index_sequence<I...>) const {
-    const auto element = [&](T v, [[maybe_unused]] std::int64_t j) {
-      return from_accumulator<O>(op(compute_value(v), row, compute_value(parameter<I>()[offset(base, j, 2 + I)])...));
-    };
     const std::int64_t packs = (length - head) / W, tail = head + packs * W;
     const V* in = reinterpret_cast<const V*>((cache != nullptr ? cache : x + base[0]) + head);
     const auto pack = [&](std::int64_t i) {  // pack i of the slice (Partial: from x past the packs held)
@@ -307,12 +307,12 @@ struct RowKernel : HeldElements<Path == RowPath::partial> {
         if (i + l * by >= packs) continue;
         const std::int64_t j = head + (i + l * by) * W;
         KSTREAM_DEVICE_UNROLL
-        for (int e = 0; e < W; ++e) out[offset(base, j + e, 1)] = element(v[l].lane[e], j + e);
+        for (int e = 0; e < W; ++e) out[offset(base, j + e, 1)] = value(base, j + e, v[l].lane[e], row);
       }
     }
     for (std::int64_t e = first; e < length - packs * W; e += by) {
       const std::int64_t j = e < head ? e : tail + (e - head);
-      out[offset(base, j, 1)] = element(!Partial && cache != nullptr ? cache[j] : x[base[0] + j], j);
+      out[offset(base, j, 1)] = value(base, j, !Partial && cache != nullptr ? cache[j] : x[base[0] + j], row);
     }
   }
 
@@ -320,10 +320,9 @@ struct RowKernel : HeldElements<Path == RowPath::partial> {
   /// row_tile_rounds of lanes elements of each of the team's slices at a time: each thread computes those of its
   /// slice (x read across the slices, along its unit stride), then stores lane-wise elements of the slice rank /
   /// lanes (out written along its unit stride).
-  template <class Row, std::size_t... I>
+  template <class Row>
   KOKKOS_INLINE_FUNCTION void write_turned(const Team& team, O* tile, int b, int lane, bool mine,
-                                           const std::int64_t (&base)[K], const Row& row, const T* cache,
-                                           std::index_sequence<I...>) const {
+                                           const std::int64_t (&base)[K], const Row& row, const T* cache) const {
     constexpr int Rounds = row_tile_rounds(int(sizeof(O)));
     const int rank = team.team_rank(), block = team.team_size() / lanes, width = Rounds * lanes;
     const int pitch = row_tile_pitch(lanes, int(sizeof(O))), to_b = rank / lanes, to_lane = rank % lanes;
@@ -340,9 +339,7 @@ struct RowKernel : HeldElements<Path == RowPath::partial> {
       KSTREAM_DEVICE_UNROLL
       for (int l = 0; l < Rounds; ++l) {
         const std::int64_t j = j0 + lane + l * lanes;
-        if (mine && j < length)
-          tile[b * pitch + lane + l * lanes] = from_accumulator<O>(
-              op(compute_value(v[l]), row, compute_value(parameter<I>()[offset(base, j, 2 + I)])...));
+        if (mine && j < length) tile[b * pitch + lane + l * lanes] = value(base, j, v[l], row);
       }
       team.team_barrier();
       KSTREAM_DEVICE_UNROLL
@@ -402,8 +399,7 @@ struct RowKernel : HeldElements<Path == RowPath::partial> {
     if constexpr (Turned) {  // (outer)
       O* const tile = static_cast<O*>(
           scratch.get_shmem_aligned(std::size_t(block * row_tile_pitch(lanes, int(sizeof(O)))) * sizeof(O), 16));
-      return write_turned(team, tile, b, lane, s < slices, base, row_constants(op, states[rank - lane * next]), cache,
-                          std::index_sequence_for<P...>{});
+      return write_turned(team, tile, b, lane, s < slices, base, row_constants(op, states[rank - lane * next]), cache);
     }
     if (s >= slices) return;
     const auto row = row_constants(op, states[rank - lane * next]);
