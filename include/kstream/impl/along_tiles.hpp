@@ -179,17 +179,105 @@ struct DeviceAlongTiles : AlongCommon<Acc, Reducer, Finish, Step, R> {
   }
 };
 
-/// Host tiles: tile t holds outputs [block * block_outputs, ...) of block t / slices over slice t % slices, walked
-/// along the kept dimensions (walk_runs): each output's elements in turn with Lanes interleaved accumulators
-/// (inner), or every element of the slice into a vector of adjacent outputs' accumulators (outer; the step's
-/// strides run along the innermost kept dimension).
+/// The host's outer runs (AlongLanes::outer: the step's strides run along the innermost kept dimension): every
+/// element of a tile's slice into a vector of adjacent outputs' accumulators. `kept` walks the outputs (every operand
+/// and the result), `across` a slice's elements (the inputs).
 template <class Acc, class Reducer, class Finish, class Step, class R>
-struct HostAlongTiles : AlongCommon<Acc, Reducer, Finish, Step, R> {
-  static constexpr int K = Step::operands, Lanes = 8;
+struct HostOuterRuns : AlongCommon<Acc, Reducer, Finish, Step, R> {
+  static constexpr int K = Step::operands;
   using Seq = typename Step::Seq;
   using AlongCommon<Acc, Reducer, Finish, Step, R>::AlongCommon;
   Strides<K + 1> kept;
   Strides<K> across;
+
+  /// Outputs o, ..., o + count - 1 (adjacent along the innermost kept dimension, at `offset`) over [start, end):
+  /// each element of the slice into their vector of accumulators. Rows of count adjacent elements that follow each
+  /// other (a dense LayoutRight n x count, count <= dense_lanes) are one run of lanes: dense_lanes accumulators, a
+  /// whole number of rows wide, each lane's sum folded into its output in lane order.
+  void outer_run(const Step& local, const std::int64_t (&offset)[K + 1], std::int64_t count, std::int64_t o,
+                 const AlongLanes::Tile& tile) const {
+    Acc acc[along_host_outputs];
+    for (std::int64_t a = 0; a < count; ++a) acc[a] = this->r.template identity<Acc>();
+    std::int64_t first_of[K];
+    for (int k = 0; k < K; ++k) first_of[k] = offset[k];
+    const Step outputs = local.from(first_of);
+    const bool unit = outputs.unit_inputs(Seq{});
+    bool dense = !Step::writes && unit && across.dims == 1 && count <= dense_lanes;
+    for (int k = 0; k < K && dense; ++k) dense = across.stride[k][0] == count;
+    if (dense) {
+      std::int64_t at[K];
+      for (int k = 0; k < K; ++k) at[k] = tile.first * count;
+      dense_rows(outputs.from(at), count, (tile.last - tile.first) * count, acc);
+    } else {
+      const auto rows = [&](auto unit_inputs) {
+        constexpr bool U = decltype(unit_inputs)::value;
+        walk_runs(across, tile.first, tile.last, [&](const std::int64_t(&run)[K], std::int64_t length) {
+          const auto row = [&](std::int64_t i) {
+            std::int64_t at[K];
+            for (int k = 0; k < K; ++k) at[k] = run[k] + i * across.stride[k][0];
+            return outputs.from(at);
+          };
+          const auto value = [&](const Step& from, std::int64_t a) {
+            return from.template element<Acc>(a, from.template load_at<U>(a, Seq{}), Seq{});
+          };
+          std::int64_t i = 0;
+          const auto pass = [&](auto rows_a_pass) {  // P rows a pass: each accumulator read and written once
+            constexpr int P = decltype(rows_a_pass)::value;
+            const auto rows_from = [&]<std::size_t... Q>(std::index_sequence<Q...>) {
+              return std::array<Step, P>{row(i + std::int64_t(Q))...};
+            };
+            for (; i + P <= length; i += P) {
+              const std::array<Step, P> in = rows_from(std::make_index_sequence<P>{});
+              for (std::int64_t a = 0; a < count; ++a) {
+                Acc v = acc[a];
+                for (int q = 0; q < P; ++q) v = this->r(v, value(in[q], a));
+                acc[a] = v;
+              }
+            }
+          };
+          // Eight rows a pass of one operand, four of more: rows 4 KB apart share an L1 set (eight ways).
+          constexpr int first = K == 1 ? 8 : 4;
+          pass(std::integral_constant<int, first>{});
+          pass(std::integral_constant<int, 4>{});
+          pass(std::integral_constant<int, 1>{});
+        });
+      };
+      if (unit) {
+        rows(std::true_type{});
+      } else {
+        rows(std::false_type{});
+      }
+    }
+    for (std::int64_t a = 0; a < count; ++a)
+      this->store(o + a, tile.slice, offset[K] + a * kept.stride[K][0], acc[a]);
+  }
+
+  static constexpr int dense_lanes = 64;
+  /// `total` contiguous elements of rows of `count` (the outputs) from `rows`, into acc[0, count).
+  void dense_rows(const Step& rows, std::int64_t count, std::int64_t total, Acc* acc) const {
+    Acc lane[dense_lanes];
+    const std::int64_t width = count * (dense_lanes / count);  // whole rows
+    for (std::int64_t l = 0; l < width; ++l) lane[l] = this->r.template identity<Acc>();
+    std::int64_t i = 0;
+    for (; i + width <= total; i += width)
+      for (std::int64_t l = 0; l < width; ++l)
+        lane[l] = this->r(lane[l], rows.template element<Acc>(i + l, rows.template load_at<true>(i + l, Seq{}), Seq{}));
+    for (std::int64_t l = 0; i < total; ++i, ++l)
+      lane[l] = this->r(lane[l], rows.template element<Acc>(i, rows.template load_at<true>(i, Seq{}), Seq{}));
+    for (std::int64_t l = 0; l < width; ++l) acc[l % count] = this->r(acc[l % count], lane[l]);
+  }
+};
+
+/// Host tiles: tile t holds outputs [block * block_outputs, ...) of block t / slices over slice t % slices, walked
+/// along the kept dimensions (walk_runs): each output's elements in turn with Lanes interleaved accumulators
+/// (inner), or the outer runs of the base.
+template <class Acc, class Reducer, class Finish, class Step, class R>
+struct HostAlongTiles : HostOuterRuns<Acc, Reducer, Finish, Step, R> {
+  static constexpr int K = Step::operands, Lanes = 8;
+  using Seq = typename Step::Seq;
+  using HostOuterRuns<Acc, Reducer, Finish, Step, R>::HostOuterRuns;
+  using HostOuterRuns<Acc, Reducer, Finish, Step, R>::kept;
+  using HostOuterRuns<Acc, Reducer, Finish, Step, R>::across;
 
   void operator()(std::int64_t t) const {
     const Step local(this->step);  // a local copy: stores through a fused output cannot alias it
@@ -197,7 +285,7 @@ struct HostAlongTiles : AlongCommon<Acc, Reducer, Finish, Step, R> {
     std::int64_t o = at.first_output;
     walk_runs(kept, at.first_output, at.last_output, [&](const std::int64_t(&offset)[K + 1], std::int64_t count) {
       if (this->lanes.outer) {
-        outer_run(local, offset, count, o, at);
+        this->outer_run(local, offset, count, o, at);
       } else if (!dense_run(local, offset, count, at)) {
         for (std::int64_t a = 0; a < count; ++a) {
           std::int64_t first_of[K];
@@ -289,83 +377,6 @@ struct HostAlongTiles : AlongCommon<Acc, Reducer, Finish, Step, R> {
     for (; i < length; ++i)
       total = this->r(total, row.template element<Acc>(i, row.template load_at<Unit>(i, Seq{}), Seq{}));
     return total;
-  }
-
-  /// Outputs o, ..., o + count - 1 (adjacent along the innermost kept dimension, at `offset`) over [start, end):
-  /// each element of the slice into their vector of accumulators. Rows of count adjacent elements that follow each
-  /// other (a dense LayoutRight n x count, count <= dense_lanes) are one run of lanes: dense_lanes accumulators, a
-  /// whole number of rows wide, each lane's sum folded into its output in lane order.
-  void outer_run(const Step& local, const std::int64_t (&offset)[K + 1], std::int64_t count, std::int64_t o,
-                 const AlongLanes::Tile& tile) const {
-    Acc acc[along_host_outputs];
-    for (std::int64_t a = 0; a < count; ++a) acc[a] = this->r.template identity<Acc>();
-    std::int64_t first_of[K];
-    for (int k = 0; k < K; ++k) first_of[k] = offset[k];
-    const Step outputs = local.from(first_of);
-    const bool unit = outputs.unit_inputs(Seq{});
-    bool dense = !Step::writes && unit && across.dims == 1 && count <= dense_lanes;
-    for (int k = 0; k < K && dense; ++k) dense = across.stride[k][0] == count;
-    if (dense) {
-      std::int64_t at[K];
-      for (int k = 0; k < K; ++k) at[k] = tile.first * count;
-      dense_rows(outputs.from(at), count, (tile.last - tile.first) * count, acc);
-    } else {
-      const auto rows = [&](auto unit_inputs) {
-        constexpr bool U = decltype(unit_inputs)::value;
-        walk_runs(across, tile.first, tile.last, [&](const std::int64_t(&run)[K], std::int64_t length) {
-          const auto row = [&](std::int64_t i) {
-            std::int64_t at[K];
-            for (int k = 0; k < K; ++k) at[k] = run[k] + i * across.stride[k][0];
-            return outputs.from(at);
-          };
-          const auto value = [&](const Step& from, std::int64_t a) {
-            return from.template element<Acc>(a, from.template load_at<U>(a, Seq{}), Seq{});
-          };
-          std::int64_t i = 0;
-          const auto pass = [&](auto rows_a_pass) {  // P rows a pass: each accumulator read and written once
-            constexpr int P = decltype(rows_a_pass)::value;
-            const auto rows_from = [&]<std::size_t... Q>(std::index_sequence<Q...>) {
-              return std::array<Step, P>{row(i + std::int64_t(Q))...};
-            };
-            for (; i + P <= length; i += P) {
-              const std::array<Step, P> in = rows_from(std::make_index_sequence<P>{});
-              for (std::int64_t a = 0; a < count; ++a) {
-                Acc v = acc[a];
-                for (int q = 0; q < P; ++q) v = this->r(v, value(in[q], a));
-                acc[a] = v;
-              }
-            }
-          };
-          // Eight rows a pass of one operand, four of more: rows 4 KB apart share an L1 set (eight ways).
-          constexpr int first = K == 1 ? 8 : 4;
-          pass(std::integral_constant<int, first>{});
-          pass(std::integral_constant<int, 4>{});
-          pass(std::integral_constant<int, 1>{});
-        });
-      };
-      if (unit) {
-        rows(std::true_type{});
-      } else {
-        rows(std::false_type{});
-      }
-    }
-    for (std::int64_t a = 0; a < count; ++a)
-      this->store(o + a, tile.slice, offset[K] + a * kept.stride[K][0], acc[a]);
-  }
-
-  static constexpr int dense_lanes = 64;
-  /// `total` contiguous elements of rows of `count` (the outputs) from `rows`, into acc[0, count).
-  void dense_rows(const Step& rows, std::int64_t count, std::int64_t total, Acc* acc) const {
-    Acc lane[dense_lanes];
-    const std::int64_t width = count * (dense_lanes / count);  // whole rows
-    for (std::int64_t l = 0; l < width; ++l) lane[l] = this->r.template identity<Acc>();
-    std::int64_t i = 0;
-    for (; i + width <= total; i += width)
-      for (std::int64_t l = 0; l < width; ++l)
-        lane[l] = this->r(lane[l], rows.template element<Acc>(i + l, rows.template load_at<true>(i + l, Seq{}), Seq{}));
-    for (std::int64_t l = 0; i < total; ++i, ++l)
-      lane[l] = this->r(lane[l], rows.template element<Acc>(i, rows.template load_at<true>(i, Seq{}), Seq{}));
-    for (std::int64_t l = 0; l < width; ++l) acc[l % count] = this->r(acc[l % count], lane[l]);
   }
 };
 

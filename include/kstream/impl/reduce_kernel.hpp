@@ -57,21 +57,12 @@ struct ReduceUnits {
 template <>
 struct ReduceUnits<false> {};
 
-/// Device tiles: team t reduces chunk t (elements [t * c, (t + 1) * c) up to n, c = device_chunk_items) with InFlight
-/// accumulators per thread into partials[t] (two launches), or chunks t, t + league, ... into Kokkos' reduction
-/// (one launch), reading 16-byte packs of W elements where every operand allows (`packed`), single elements
-/// otherwise. With Rows the chunk is one of the flattened rows' items (n counts their elements): each thread keeps
-/// a cursor on its row, the row's start in each operand from its coordinates, moved on as the thread's items cross
-/// into the next rows. Rows of packs: the items are the rows' whole packs, and the team then reads the edges of the
-/// rows whose first pack its chunk holds, in a loop of their own (the loop of packs in flight stays free of
-/// branches and of their registers). `Units` (rows of packs, two launches): chunk t is units [t * u, (t + 1) * u)
-/// (u = device_row_units_per_chunk, n counts the units), each warp's (accumulate_units).
-template <class ExecSpace, class Acc, int W, class Reducer, class Step, bool Rows, bool Units = false>
-struct DeviceReduceTiles : ReduceRows<Rows, Step::operands>, ReduceUnits<Units> {
+/// The loops of DeviceReduceTiles (below): a thread's items, packs, edges or warps' units of a chunk into its
+/// InFlight accumulators.
+template <class ExecSpace, class Acc, int W, class Reducer, class Step, bool Rows, bool Units>
+struct DeviceReduceLoops : ReduceRows<Rows, Step::operands>, ReduceUnits<Units> {
   static constexpr int InFlight = device_in_flight;
-  static constexpr bool wide = Rows && (Step::writes || Units);  // two-launch kernel's bounds (DeviceReducePolicy)
   static constexpr int K = Step::operands;
-  using member_type = typename DeviceReducePolicy<ExecSpace>::member_type;
   using Seq = typename Step::Seq;
   Reducer r;
   Step step;
@@ -80,46 +71,8 @@ struct DeviceReduceTiles : ReduceRows<Rows, Step::operands>, ReduceUnits<Units> 
   std::int32_t passes = 1;  // passes of packs in flight a chunk holds (row_chunk_passes)
   Acc* partials;
 
-  DeviceReduceTiles(const Reducer& r_, const Step& step_, std::int64_t n_, bool packed_, Acc* partials_)
+  DeviceReduceLoops(const Reducer& r_, const Step& step_, std::int64_t n_, bool packed_, Acc* partials_)
       : r(r_), step(step_), n(n_), packed(packed_), partials(partials_) {}
-
-  /// Two launches: the team's value into partials[team], folded by the next kernel.
-  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
-    Acc mine = thread_value(team, team.league_rank());
-    team.team_reduce(KokkosReducer<Reducer, Acc, Kokkos::HostSpace>(r, mine));  // (a scalar, as Kokkos::Sum)
-    if (team.team_rank() == 0) partials[team.league_rank()] = mine;
-  }
-  /// One launch (one_launch_teams): each thread's value of its team's chunk into Kokkos' reduction over the
-  /// threads and teams, whose order is fixed for a given league and device.
-  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team, Acc& value) const {
-    value = r(value, thread_value(team, team.league_rank()));
-  }
-
-  /// This thread's share of chunk `chunk`.
-  KOKKOS_INLINE_FUNCTION Acc thread_value(const member_type& team, std::int64_t chunk) const {
-    Acc acc[InFlight];
-    KSTREAM_DEVICE_UNROLL
-    for (int k = 0; k < InFlight; ++k) acc[k] = r.template identity<Acc>();
-    const std::int64_t items = device_chunk_items(W, passes);
-    const std::int64_t first = chunk * items;
-    const std::int64_t last = first + items < n ? first + items : n;
-    if constexpr (Units) {
-      accumulate_units(chunk, team.team_rank(), team.team_size(), acc);
-    } else if constexpr (Rows) {
-      if (packed) {
-        accumulate_rows<W>(first, last, team.team_rank(), team.team_size(), acc);
-        accumulate_edges(first / W, last / W, team.team_rank(), team.team_size(), acc[0]);
-      } else {
-        accumulate_rows<1>(first, last, team.team_rank(), team.team_size(), acc);
-      }
-    } else {
-      accumulate(step, first, last, team.team_rank(), team.team_size(), acc);
-    }
-    Acc mine = acc[0];
-    KSTREAM_DEVICE_UNROLL
-    for (int k = 1; k < InFlight; ++k) mine = r(mine, acc[k]);
-    return mine;
-  }
 
   /// Items (V elements: a pack, or one) [first, last) / V of the flattened rows into this thread's accumulators,
   /// the team's threads on consecutive items, each `threads` items on; every load in flight issued before any is
@@ -241,6 +194,68 @@ struct DeviceReduceTiles : ReduceRows<Rows, Step::operands>, ReduceUnits<Units> 
         acc[k] = r(acc[k], step.template element<Acc>(i + k * threads, loaded[k], Seq{}));
     }
     for (; i < last; i += threads) acc[0] = r(acc[0], step.template element<Acc>(i, step.load(i, Seq{}), Seq{}));
+  }
+};
+
+/// Device tiles: team t reduces chunk t (elements [t * c, (t + 1) * c) up to n, c = device_chunk_items) with InFlight
+/// accumulators per thread into partials[t] (two launches), or chunks t, t + league, ... into Kokkos' reduction
+/// (one launch), reading 16-byte packs of W elements where every operand allows (`packed`), single elements
+/// otherwise. With Rows the chunk is one of the flattened rows' items (n counts their elements): each thread keeps
+/// a cursor on its row, the row's start in each operand from its coordinates, moved on as the thread's items cross
+/// into the next rows. Rows of packs: the items are the rows' whole packs, and the team then reads the edges of the
+/// rows whose first pack its chunk holds, in a loop of their own (the loop of packs in flight stays free of
+/// branches and of their registers). `Units` (rows of packs, two launches): chunk t is units [t * u, (t + 1) * u)
+/// (u = device_row_units_per_chunk, n counts the units), each warp's (accumulate_units).
+template <class ExecSpace, class Acc, int W, class Reducer, class Step, bool Rows, bool Units = false>
+struct DeviceReduceTiles : DeviceReduceLoops<ExecSpace, Acc, W, Reducer, Step, Rows, Units> {
+  using Loops = DeviceReduceLoops<ExecSpace, Acc, W, Reducer, Step, Rows, Units>;
+  using Loops::Loops;
+  using Loops::InFlight;
+  using Loops::n;
+  using Loops::packed;
+  using Loops::partials;
+  using Loops::passes;
+  using Loops::r;
+  using Loops::step;
+  static constexpr bool wide = Rows && (Step::writes || Units);  // two-launch kernel's bounds (DeviceReducePolicy)
+  using member_type = typename DeviceReducePolicy<ExecSpace>::member_type;
+
+  /// Two launches: the team's value into partials[team], folded by the next kernel.
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+    Acc mine = thread_value(team, team.league_rank());
+    team.team_reduce(KokkosReducer<Reducer, Acc, Kokkos::HostSpace>(r, mine));  // (a scalar, as Kokkos::Sum)
+    if (team.team_rank() == 0) partials[team.league_rank()] = mine;
+  }
+  /// One launch (one_launch_teams): each thread's value of its team's chunk into Kokkos' reduction over the
+  /// threads and teams, whose order is fixed for a given league and device.
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team, Acc& value) const {
+    value = r(value, thread_value(team, team.league_rank()));
+  }
+
+  /// This thread's share of chunk `chunk`.
+  KOKKOS_INLINE_FUNCTION Acc thread_value(const member_type& team, std::int64_t chunk) const {
+    Acc acc[InFlight];
+    KSTREAM_DEVICE_UNROLL
+    for (int k = 0; k < InFlight; ++k) acc[k] = r.template identity<Acc>();
+    const std::int64_t items = device_chunk_items(W, passes);
+    const std::int64_t first = chunk * items;
+    const std::int64_t last = first + items < n ? first + items : n;
+    if constexpr (Units) {
+      this->accumulate_units(chunk, team.team_rank(), team.team_size(), acc);
+    } else if constexpr (Rows) {
+      if (packed) {
+        this->template accumulate_rows<W>(first, last, team.team_rank(), team.team_size(), acc);
+        this->accumulate_edges(first / W, last / W, team.team_rank(), team.team_size(), acc[0]);
+      } else {
+        this->template accumulate_rows<1>(first, last, team.team_rank(), team.team_size(), acc);
+      }
+    } else {
+      this->accumulate(step, first, last, team.team_rank(), team.team_size(), acc);
+    }
+    Acc mine = acc[0];
+    KSTREAM_DEVICE_UNROLL
+    for (int k = 1; k < InFlight; ++k) mine = r(mine, acc[k]);
+    return mine;
   }
 };
 
